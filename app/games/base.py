@@ -1,0 +1,229 @@
+"""The contract every game engine fulfils.
+
+An engine is a pure rules library (no I/O, no clock, no global RNG). Its state is a plain
+JSON-compatible ``dict`` (ints may be of any size; the platform stores JSON text, never
+floats). ``apply`` never mutates its input: it returns a new state or raises ``IllegalAction``.
+
+Turn model
+    ``to_act(state)`` lists the seats the game is *waiting for* (several for simultaneous secret
+    choices). ``legal_actions(state, seat)`` may also be non-empty for seats not in ``to_act``
+    (out-of-turn actions such as redeeming a mortgage). Bots act only when their seat is in
+    ``to_act``.
+
+Actions
+    An action is a JSON object ``{"type": <str>, <param>: <value>, ...}``. Engines must accept
+    parameters given as strings (HTML forms send strings) and reject malformed ones with an
+    ``IllegalAction`` whose message a player can read.
+
+Legal-action templates (the ``legal`` list), described so a generic client can pick a random
+legal action with no game-specific code::
+
+    {"type": "bid", "label": "Bid", "params": {"amount": <domain>, ...}}
+
+    domains:
+      {"kind": "int", "min": 0, "max": null | int, "exclude": [ints]}
+      {"kind": "choice", "options": [json values]}
+      {"kind": "counts", "max": {"red": 3, ...}, "min_total": 1}   # a multiset, e.g. gems
+    A template with no params is one concrete action. Every value inside a domain must be legal,
+    except where the template carries ``"constraint": "<human text>"`` (a rule spanning several
+    params, e.g. "the offer must beat the current one"); then a client may be refused and tries
+    again.
+
+Views and events
+    ``view(state, seat)`` (``seat=None`` for a spectator) is everything that seat may know — the
+    only thing a template, a JSON answer or a push may carry. Game-log events live in the state as
+    ``{"text": N_("{seat} bid {amount}"), "params": {...}, "to": null | [seats]}``; ``to`` null means
+    public. A param of the form ``{"seat": n}`` is rendered as that seat's display name.
+    ``visible_events(state, seat)`` gives the events a seat may read.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+State = dict[str, Any]
+Action = dict[str, Any]
+View = dict[str, Any]
+
+
+def N_(message: str) -> str:
+    """Mark a string for translation without translating it (it is translated when shown)."""
+    return message
+
+
+class IllegalAction(Exception):
+    """An action the rules do not allow; ``message`` is a translatable, player-readable text."""
+
+    def __init__(self, message: str, **params: Any) -> None:
+        super().__init__(message.format(**{k: _plain(v) for k, v in params.items()}))
+        self.message = message
+        self.params = params
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"seat"}:
+        return f"seat {value['seat'] + 1}"
+    return value
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """The static description of a game shown in the lobby."""
+
+    id: str
+    name_en: str
+    name_zh_hant: str
+    name_zh_hans: str
+    min_players: int
+    max_players: int
+    minutes: str
+    blurb: str  # an English, translatable one-liner (marked with N_)
+    options: tuple[GameOption, ...] = field(default_factory=tuple)
+    regions: tuple[str, ...] = ("table",)  # template partials in templates/games/<id>/<region>.html
+
+    def name(self, locale: str) -> str:
+        if locale == "zh_Hant":
+            return self.name_zh_hant
+        if locale == "zh_Hans":
+            return self.name_zh_hans
+        return self.name_en
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """A boolean room option (a rules variant)."""
+
+    key: str
+    label: str  # translatable (N_)
+    help: str = ""  # translatable (N_)
+    default: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game: ``winners`` share the win; ``scores`` per seat, for display."""
+
+    winners: list[int]
+    scores: list[int | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winners": self.winners, "scores": self.scores}
+
+
+class Engine(Protocol):
+    """What ``app.games.registry`` expects of each game module's ``ENGINE``."""
+
+    info: GameInfo
+
+    def setup(self, players: int, options: dict[str, Any], seed: int) -> State: ...
+
+    def to_act(self, state: State) -> list[int]: ...
+
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]: ...
+
+    def apply(self, state: State, seat: int, action: Action) -> State: ...
+
+    def view(self, state: State, seat: int | None) -> View: ...
+
+    def result(self, state: State) -> Result | None: ...
+
+    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action: ...
+
+
+def new_state(game_id: str, players: int, options: dict[str, Any], seed: int) -> State:
+    """The fields every state shares; engines add their own."""
+    return {
+        "game": game_id,
+        "players": players,
+        "options": dict(options),
+        "seed": seed,
+        "rng_step": 0,
+        "events": [],
+        "finished": False,
+    }
+
+
+def draw_rng(state: State) -> random.Random:
+    """A fresh deterministic RNG for one random step; advances the counter kept in the state.
+
+    Each step's generator depends only on (seed, step), so replaying the same actions from the
+    same seed reproduces every shuffle exactly.
+    """
+    state["rng_step"] += 1
+    return random.Random(f"{state['seed']}/{state['rng_step']}")
+
+
+def copy_state(state: State) -> State:
+    """The deep copy ``apply`` works on, so the caller's state is never touched."""
+    return copy.deepcopy(state)
+
+
+def log_event(state: State, text: str, to: list[int] | None = None, **params: Any) -> None:
+    """Append a game-log event; ``to=None`` makes it public."""
+    state["events"].append({"text": text, "params": params, "to": to})
+
+
+def seat_ref(seat: int) -> dict[str, int]:
+    """An event/message param that renders as the seat's display name."""
+    return {"seat": seat}
+
+
+def visible_events(state: State, seat: int | None) -> list[dict[str, Any]]:
+    """The game-log events that ``seat`` (None: a spectator) may read."""
+    return [e for e in state["events"] if e["to"] is None or (seat is not None and seat in e["to"])]
+
+
+def random_legal_action(
+    legal: list[dict[str, Any]], rng: random.Random
+) -> Action:
+    """Pick a random concrete action from legal-action templates (see the module docstring)."""
+    template = rng.choice(legal)
+    action: Action = {"type": template["type"]}
+    for name, domain in template.get("params", {}).items():
+        action[name] = sample_domain(domain, rng)
+    return action
+
+
+def sample_domain(domain: dict[str, Any], rng: random.Random) -> Any:
+    kind = domain["kind"]
+    if kind == "choice":
+        return rng.choice(domain["options"])
+    if kind == "int":
+        low = domain["min"]
+        high = domain["max"] if domain.get("max") is not None else low + 20
+        excluded = set(domain.get("exclude", []))
+        candidates = [n for n in range(low, high + 1) if n not in excluded]
+        if not candidates:  # the window above min was all excluded: step past it
+            candidates = [high + 1 + n for n in range(len(excluded) + 1) if high + 1 + n not in excluded]
+        return rng.choice(candidates)
+    if kind == "counts":
+        counts = {key: 0 for key in domain["max"]}
+        pool = [key for key, top in domain["max"].items() for _ in range(top)]
+        rng.shuffle(pool)
+        want = rng.randint(domain.get("min_total", 0), len(pool))
+        for key in pool[:want]:
+            counts[key] += 1
+        return counts
+    raise ValueError(f"unknown domain kind {kind!r}")
+
+
+def random_bot_action(engine: Engine, state: State, seat: int, rng: random.Random, tries: int = 200) -> Action:
+    """The generic bot: random legal actions, re-drawn while the engine refuses them.
+
+    Templates with a ``constraint`` may be refused for some sampled values; a template whose
+    domain is all legal is accepted at the first draw.
+    """
+    legal = engine.legal_actions(state, seat)
+    if not legal:
+        raise IllegalAction(N_("There is nothing for you to do now."))
+    for _ in range(tries):
+        action = random_legal_action(legal, rng)
+        try:
+            engine.apply(state, seat, action)
+        except IllegalAction:
+            continue
+        return action
+    raise IllegalAction(N_("No legal action was found for this seat."))
