@@ -176,9 +176,7 @@ def visible_events(state: State, seat: int | None) -> list[dict[str, Any]]:
     return [e for e in state["events"] if e["to"] is None or (seat is not None and seat in e["to"])]
 
 
-def random_legal_action(
-    legal: list[dict[str, Any]], rng: random.Random
-) -> Action:
+def random_legal_action(legal: list[dict[str, Any]], rng: random.Random) -> Action:
     """Pick a random concrete action from legal-action templates (see the module docstring)."""
     template = rng.choice(legal)
     action: Action = {"type": template["type"]}
@@ -210,7 +208,9 @@ def sample_domain(domain: dict[str, Any], rng: random.Random) -> Any:
     raise ValueError(f"unknown domain kind {kind!r}")
 
 
-def random_bot_action(engine: Engine, state: State, seat: int, rng: random.Random, tries: int = 200) -> Action:
+def random_bot_action(
+    engine: Engine, state: State, seat: int, rng: random.Random, tries: int = 200
+) -> Action:
     """The generic bot: random legal actions, re-drawn while the engine refuses them.
 
     Templates with a ``constraint`` may be refused for some sampled values; a template whose
