@@ -1,0 +1,160 @@
+"""A Basari bot using public information only: it values each action in points, avoids the
+actions its rivals will probably clash on, and bargains while winning is worth more than accepting."""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+from app.games.basari import rules
+from app.games.basari.rules import COLOURS, MAJORITY_POINTS, MARKET_CARDS, Gems, gem_total, offer_key
+from app.games.base import Action, State
+
+BASE_GEM_VALUE = 0.4
+NEAR_BONUS_VALUE = 6.0
+CLASH_FACTOR = {0: 1.0, 1: 0.45}  # two bidders pay for it; three or more lose it
+CROWD_FACTOR = 0.05
+
+
+def gem_value(state: State, seat: int, colour: str) -> float:
+    """What one more gem of ``colour`` is worth to ``seat``, in points: most where it swings a majority."""
+    gems = state["gems"]
+    mine = gems[seat][colour]
+    best_other = max(gems[s][colour] for s in range(state["players"]) if s != seat)
+    gap = mine - best_other
+    if gap >= 3:
+        swing = 0.15
+    elif gap >= 0:
+        swing = 0.5
+    elif gap >= -2:
+        swing = 0.35
+    else:
+        swing = 0.1
+    return BASE_GEM_VALUE + swing * MAJORITY_POINTS[colour] / 4
+
+
+def gems_value(state: State, seat: int, gems: Gems) -> float:
+    return sum(gems[c] * gem_value(state, seat, c) for c in COLOURS)
+
+
+def _expected_workers(state: State) -> float:
+    deck = state["deck"]
+    if not deck:
+        return 0.0
+    return sum(MARKET_CARDS[card]["workers"] for card in deck) / len(deck)
+
+
+def action_value(state: State, seat: int, card: str) -> float:
+    """The worth of performing ``card`` this turn, in points."""
+    if card == "A":
+        have = rules.workers(state, seat)
+        expected = _expected_workers(state)
+        if have >= rules.ROUND_END_WORKERS:
+            return 0.3
+        value = expected * 0.5
+        if have + expected + 1 >= rules.ROUND_END_WORKERS:
+            value += NEAR_BONUS_VALUE
+        return value
+    if card == "D":
+        best = max(gem_value(state, seat, c) for c in COLOURS)
+        return 1.5 * best
+    top = rules.top_card(state, seat)
+    if top is None:
+        return 0.0
+    if card == "B":
+        return float(top["points"])
+    received = {c: min(top["gems"][c], state["bank"][c]) for c in COLOURS}
+    return gems_value(state, seat, received)
+
+
+def _best_card(state: State, seat: int) -> str:
+    cards = rules.action_cards(state["players"])
+    return max(cards, key=lambda card: action_value(state, seat, card))
+
+
+def choose_card(state: State, seat: int, rng: random.Random) -> str:
+    """The card worth most once the rivals' likely choices (their own best cards) are counted."""
+    rivals = [_best_card(state, s) for s in range(state["players"]) if s != seat]
+    scored = []
+    for card in rules.action_cards(state["players"]):
+        clashes = rivals.count(card)
+        factor = 1.0 if card == "D" else CLASH_FACTOR.get(clashes, CROWD_FACTOR)
+        scored.append((action_value(state, seat, card) * factor + rng.uniform(0, 1.0), card))
+    return max(scored)[1]
+
+
+def _offers_of(own: Gems, total: int) -> list[Gems]:
+    ranges = [range(min(own[c], total) + 1) for c in COLOURS[:-1]]
+    offers = []
+    for red, yellow, green in product(*ranges):
+        blue = total - red - yellow - green
+        if 0 <= blue <= own["blue"]:
+            offers.append({"red": red, "yellow": yellow, "green": green, "blue": blue})
+    return offers
+
+
+def cheapest_raise(state: State, seat: int, current: Gems) -> Gems | None:
+    """The offer beating ``current`` that costs ``seat`` the least, or None if none beats it."""
+    own = state["gems"][seat]
+    total = gem_total(current)
+    candidates = [
+        gems
+        for size in (total, total + 1)
+        for gems in _offers_of(own, size)
+        if offer_key(gems) > offer_key(current)
+    ]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda gems: (gems_value(state, seat, gems), offer_key(gems)))
+
+
+def bargain_action(state: State, seat: int) -> Action:
+    bargain = state["bargain"]
+    own = state["gems"][seat]
+    if not bargain["offers"]:
+        colour = min((c for c in COLOURS if own[c]), key=lambda c: gem_value(state, seat, c))
+        return {"type": "offer", "gems": {c: int(c == colour) for c in COLOURS}}
+    current = bargain["offers"][-1]["gems"]
+    raise_with = cheapest_raise(state, seat, current)
+    if raise_with is None:
+        return {"type": "accept"}
+    worth = action_value(state, seat, bargain["card"])
+    if worth - gems_value(state, seat, raise_with) > gems_value(state, seat, current):
+        return {"type": "offer", "gems": raise_with}
+    return {"type": "accept"}
+
+
+def exchange_action(state: State, seat: int) -> Action:
+    """Sole D: return the gem this seat values least, then take the two it values most."""
+    trial = {"players": state["players"], "gems": [dict(g) for g in state["gems"]]}
+    bank = dict(state["bank"])
+    action: Action = {"type": "exchange"}
+    size = rules.d_exchange_size(state, seat)
+    own = trial["gems"][seat]
+    if gem_total(own):
+        give = min((c for c in COLOURS if own[c]), key=lambda c: gem_value(trial, seat, c))
+        own[give] -= 1
+        bank[give] += 1
+        action["give"] = give
+    take = dict.fromkeys(COLOURS, 0)
+    for _ in range(size):
+        colour = max((c for c in COLOURS if bank[c]), key=lambda c: gem_value(trial, seat, c))
+        bank[colour] -= 1
+        own[colour] += 1
+        take[colour] += 1
+    action["take"] = take
+    return action
+
+
+def choose_action(state: State, seat: int, rng: random.Random) -> Action:
+    phase = state["phase"]
+    if phase == "choose":
+        return {"type": "choose", "card": choose_card(state, seat, rng)}
+    if phase == "bargain":
+        return bargain_action(state, seat)
+    if phase == "d_exchange":
+        return exchange_action(state, seat)
+    if phase == "d_take":
+        colour = max((c for c in COLOURS if state["bank"][c]), key=lambda c: gem_value(state, seat, c))
+        return {"type": "take", "colour": colour}
+    return {"type": "continue"}

@@ -1,0 +1,97 @@
+"""What one seat may know (ruling 9): everything but the deck order and unrevealed action cards."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from app.games import base
+from app.games.basari import rules
+from app.games.basari.rules import COLOUR_LETTERS, COLOURS, MARKET_CARDS, gem_total
+from app.games.base import State, View
+
+
+def _card(card_id: int) -> dict[str, Any]:
+    card = MARKET_CARDS[card_id]
+    return {"id": card_id, "workers": card["workers"], "points": card["points"], "gems": dict(card["gems"])}
+
+
+def _bargain(state: State, seat: int | None) -> dict[str, Any] | None:
+    bargain = state["bargain"]
+    if bargain is None:
+        return None
+    offers = [
+        {"seat": o["seat"], "gems": dict(o["gems"]), "total": gem_total(o["gems"])} for o in bargain["offers"]
+    ]
+    current = offers[-1] if offers else None
+    mine = seat in bargain["bidders"]
+    can_raise = (
+        mine
+        and bool(bargain["offers"])
+        and rules.can_beat(state["gems"][seat], bargain["offers"][-1]["gems"])
+    )
+    return {
+        "card": bargain["card"],
+        "bidders": list(bargain["bidders"]),
+        "offers": offers,
+        "current": current,
+        "to_move": bargain["to_move"],
+        "is_mine": mine,
+        "my_turn": mine and bargain["to_move"] == seat,
+        "can_raise": can_raise,
+    }
+
+
+def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
+    n = state["players"]
+    seats = []
+    for s in range(n):
+        display = [_card(card_id) for card_id in state["displays"][s]]
+        seats.append(
+            {
+                "seat": s,
+                "display": display,
+                "top": display[-1] if display else None,
+                "workers": rules.workers(state, s),
+                "gems": dict(state["gems"][s]),
+                "gem_total": gem_total(state["gems"][s]),
+                "score": state["scores"][s],
+                "has_chosen": state["chosen"][s] is not None,
+                "played": state["revealed"][s],
+                "waiting": s in waiting,
+            }
+        )
+    own_choice = state["chosen"][seat] if seat is not None else None
+    summaries = state["round_summaries"]
+    view = {
+        "phase": state["phase"],
+        "players": n,
+        "round": state["round"],
+        "rounds": rules.ROUNDS,
+        "turn": state["turn"],
+        "first_player": state["first_player"],
+        "colours": list(COLOURS),
+        "letters": dict(COLOUR_LETTERS),
+        "majority_points": dict(rules.MAJORITY_POINTS),
+        "round_end_workers": rules.ROUND_END_WORKERS,
+        "worker_bonus": rules.WORKER_BONUS,
+        "action_cards": list(rules.action_cards(n)),
+        "deck_count": len(state["deck"]),
+        "bank": dict(state["bank"]),
+        "seats": seats,
+        "to_act": list(waiting),
+        "my_choice": own_choice,
+        "bargain": _bargain(state, seat),
+        "pending": list(state["pending"]) if state["phase"] != "choose" else [],
+        "d_seat": state["d_seat"],
+        "d_queue": list(state["d_queue"]),
+        "d_exchange_size": rules.d_exchange_size(state, seat) if seat == state["d_seat"] else None,
+        "round_summaries": summaries,
+        "last_summary": summaries[-1] if summaries else None,
+        "acknowledged": list(state["acknowledged"]),
+        "score_history": state["score_history"],
+        "finished": state["finished"],
+        "winners": rules.winners(state) if state["finished"] else [],
+        "events": base.visible_events(state, seat),
+    }
+    return copy.deepcopy(view)
