@@ -1,0 +1,120 @@
+"""The Tulipmania price board as ONE data table, and every price move derived from it.
+
+No public source prints the board's values: ``PRICE_BOARD`` is the reconstruction of the ruling
+(cells marked ★ there are stated or forced by the rulebook, the rest are inferred). Every arrow —
+purchase, speculate, all players passed, the cheap all-pass and the burst sell-off step — is computed
+from the grid's geometry, so replacing the table with the real board needs no code change.
+
+A position is ``(row, column)`` with row 0 the bottom row of the printed board; states store it as a
+two-item list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+CURRENT = "current"  # white "current price" spaces
+TRANSITION = "transition"  # grey "transition price" spaces
+BURST = "burst"  # yellow "burst" spaces
+
+# The board as printed, top row first: (kind of space, values of columns c1..c4), in florins.
+PRICE_BOARD: tuple[tuple[str, tuple[int, ...]], ...] = (
+    (BURST, (3000, 4000, 6000, 8000)),
+    (TRANSITION, (2250, 3000, 4500, 6000)),
+    (CURRENT, (750, 1000, 1500, 2000)),
+    (TRANSITION, (375, 750, 1125, 1500)),
+    (CURRENT, (125, 250, 375, 500)),
+    (TRANSITION, (75, 150, 225, 300)),
+    (CURRENT, (25, 50, 75, 100)),
+)
+START_PRICE = 50  # every price indicator tulip starts on this space of the bottom row
+
+Position = tuple[int, int]
+
+_BOTTOM_UP = tuple(reversed(PRICE_BOARD))
+
+
+def rows() -> int:
+    return len(_BOTTOM_UP)
+
+
+def columns() -> int:
+    return len(_BOTTOM_UP[0][1])
+
+
+def pos(cell: Sequence[int]) -> Position:
+    """A position from its stored (list) form."""
+    return (int(cell[0]), int(cell[1]))
+
+
+def value(cell: Sequence[int]) -> int:
+    return _BOTTOM_UP[cell[0]][1][cell[1]]
+
+
+def kind(cell: Sequence[int]) -> str:
+    return _BOTTOM_UP[cell[0]][0]
+
+
+def is_burst(cell: Sequence[int]) -> bool:
+    """A price on a yellow space: the bubble of that colour bursts."""
+    return kind(cell) == BURST
+
+
+def is_cheap(cell: Sequence[int]) -> bool:
+    """On the bottom row there is no pink arrow down: the 'cheap tulip' rule applies (ƒ100 or less)."""
+    return cell[0] == 0
+
+
+def start() -> Position:
+    return (0, _BOTTOM_UP[0][1].index(START_PRICE))
+
+
+def purchase_track() -> list[Position]:
+    """The green arrows: current spaces in reading order (bottom row first, left to right), then the
+    burst spaces, so the last current space leads to the first burst space."""
+    current = [(r, c) for r in range(rows()) if _BOTTOM_UP[r][0] == CURRENT for c in range(columns())]
+    burst = [(r, c) for r in range(rows()) if _BOTTOM_UP[r][0] == BURST for c in range(columns())]
+    return current + burst
+
+
+def purchase(cell: Sequence[int]) -> Position:
+    """Where a purchase (2, 1 or buying from stock) moves the price: along the green arrow."""
+    track = purchase_track()
+    return track[track.index(pos(cell)) + 1]
+
+
+def speculate(cell: Sequence[int]) -> tuple[Position, Position] | None:
+    """The gold arrow: (transition space paid, space landed on), or None off the top of the board."""
+    row, col = pos(cell)
+    if row + 2 >= rows():
+        return None
+    return (row + 1, col), (row + 2, col)
+
+
+def lower_current(cell: Sequence[int]) -> Position:
+    """The next lower current space on the bottom row (the cheapest space stays put)."""
+    track = purchase_track()
+    index = track.index(pos(cell))
+    return track[max(index - 1, 0)]
+
+
+def all_pass(cell: Sequence[int]) -> tuple[int, Position]:
+    """When everybody passes: (what the bank pays, where the price lands).
+
+    Above the bottom row the price goes down the pink arrow: the bank pays the transition space below
+    and the price lands on the current space below that. On the bottom row (the cheap tulip rule) the
+    bank pays the current price and the price moves to the next lower current space.
+    """
+    row, col = pos(cell)
+    if is_cheap(cell):
+        return value(cell), lower_current(cell)
+    return value((row - 1, col)), (row - 2, col)
+
+
+def sell_off_step(cell: Sequence[int]) -> Position:
+    """One step of a burst sell-off: one row down the same column (transition spaces included); on the
+    bottom row the next lower current space, the cheapest being the floor (ruling: the seed is silent)."""
+    row, col = pos(cell)
+    if row == 0:
+        return lower_current(cell)
+    return (row - 1, col)

@@ -1,0 +1,177 @@
+"""What one seat may know (ruling 9): the only way state leaves the engine.
+
+Public: the board, every price history, all tulips and cash, each player's number of buyer cards, the
+face-up buyers, who has chosen an action card, and the cards once revealed. Private: your own buyer
+colours and your own chosen card. Nobody sees the deck or reserve order, or another seat's choice
+before the reveal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.games import base
+from app.games.base import State, View
+from app.games.tulipmania_1637 import board
+from app.games.tulipmania_1637.rules import (
+    BUYERS_NEEDED,
+    CARD_NAMES,
+    CARDS,
+    CHOOSE,
+    COLOUR_LETTERS,
+    COLOUR_NAMES,
+    OVER,
+    PASS,
+    PURCHASE,
+    PURCHASE_BY_PROXY,
+    SELLER_CARDS,
+    SELLER_CHOICE,
+    SPECULATE,
+    SPECULATE_BY_PROXY,
+    buyers_of,
+    can_fulfil,
+    price,
+    purchase_options,
+    tulip_total,
+    winners,
+)
+
+
+def card_consequence(cell: list[int], card: int) -> dict[str, Any] | None:
+    """What a card does at this price: who pays how much and where the price goes (None: off the board)."""
+    if card in (PURCHASE, PURCHASE_BY_PROXY):
+        landing = board.purchase(cell)
+        paid = board.value(cell)
+    elif card in (SPECULATE, SPECULATE_BY_PROXY):
+        jump = board.speculate(cell)
+        if jump is None:
+            return None
+        paid, landing = board.value(jump[0]), jump[1]
+    else:
+        paid, landing = board.all_pass(cell)
+    return {
+        "pay": paid,
+        "price_after": board.value(landing),
+        "bursts": board.is_burst(landing),
+        "bank_pays": card in (PASS, PURCHASE_BY_PROXY, SPECULATE_BY_PROXY),
+        "buyers": BUYERS_NEEDED.get(card, 0),
+    }
+
+
+def _colour_view(state: State, colour: str) -> dict[str, Any]:
+    cell = state["price"][colour]
+    live = colour in state["live"]
+    info: dict[str, Any] = {
+        "key": colour,
+        "name": COLOUR_NAMES[colour],
+        "letter": COLOUR_LETTERS[colour],
+        "live": live,
+        "price": board.value(cell),
+        "stock": state["stock"][colour],
+        "history": list(state["history"][colour]),
+    }
+    if live:
+        jump = board.speculate(cell)
+        pass_pay, pass_land = board.all_pass(cell)
+        info.update(
+            {
+                "row": board.rows() - 1 - cell[0],  # counted from the top, as the board is drawn
+                "col": cell[1],
+                "purchase_to": board.value(board.purchase(cell)),
+                "speculate_pay": None if jump is None else board.value(jump[0]),
+                "speculate_to": None if jump is None else board.value(jump[1]),
+                "pass_pay": pass_pay,
+                "pass_to": board.value(pass_land),
+                "cheap": board.is_cheap(cell),
+            }
+        )
+    return info
+
+
+def _my_cards(state: State, seat: int) -> list[dict[str, Any]]:
+    """The five action cards (three for the seller) with their consequence and whether you can fulfil
+    them, for the open sale."""
+    colour = state["sale"]["colour"]
+    cell = state["price"][colour]
+    allowed = SELLER_CARDS if seat == state["current"] else CARDS
+    cards = []
+    for card in allowed:
+        cards.append(
+            {
+                "card": card,
+                "name": CARD_NAMES[card],
+                "can": can_fulfil(state, seat, card, colour),
+                "effect": card_consequence(cell, card),
+            }
+        )
+    return cards
+
+
+def view(state: State, seat: int | None) -> View:
+    players = state["players"]
+    sale = state["sale"]
+    is_player = seat is not None and 0 <= seat < players
+    seats = []
+    for s in range(players):
+        seats.append(
+            {
+                "seat": s,
+                "cash": state["cash"][s],
+                "tulips": dict(state["tulips"][s]),
+                "tulip_count": tulip_total(state, s),
+                "buyer_count": len(state["buyers"][s]),
+                "current": s == state["current"],
+                "priority": s == state["priority"],
+                "chosen": None if sale is None or s == state["current"] else sale["cards"][s] is not None,
+            }
+        )
+    out: View = {
+        "phase": state["phase"],
+        "players": players,
+        "turn": state["turn"],
+        "current": state["current"],
+        "priority": state["priority"],
+        "board": [{"kind": kind, "values": list(values)} for kind, values in board.PRICE_BOARD],
+        "colours": [_colour_view(state, c) for c in state["colours"]],
+        "live": list(state["live"]),
+        "burst": list(state["burst"]),
+        "face_up": list(state["face_up"]),
+        "deck_count": len(state["deck"]),
+        "reserve_count": len(state["reserve"]),
+        "buyers_removed": state["buyers_removed"],
+        "seats": seats,
+        "sold_colour": state["sold_colour"],
+        "last_sale": None if state["last_sale"] is None else dict(state["last_sale"]),
+        "quiet_turns": state["quiet_turns"],
+        "finished": state["finished"],
+        "end_reason": state["end_reason"],
+        "sale": None,
+        "my_buyers": None,
+        "my_cards": [],
+        "my_card": None,
+        "purchase_options": [],
+        "events": base.visible_events(state, seat),
+    }
+    if sale is not None:
+        out["sale"] = {
+            "seller": state["current"],
+            "colour": sale["colour"],
+            "price": price(state, sale["colour"]),
+            "waiting": [s for s in range(players) if s != state["current"] and sale["cards"][s] is None],
+            "seller_choice": state["phase"] == SELLER_CHOICE,
+        }
+    if is_player:
+        assert seat is not None
+        out["my_buyers"] = {c: buyers_of(state, seat, c) for c in state["colours"]}
+        if sale is not None:
+            out["my_card"] = sale["cards"][seat]
+            choosing = state["phase"] == CHOOSE and seat != state["current"]
+            if choosing or (state["phase"] == SELLER_CHOICE and seat == state["current"]):
+                out["my_cards"] = _my_cards(state, seat)
+        if state["phase"] not in (OVER,) and seat == state["current"]:
+            out["purchase_options"] = purchase_options(state, seat)
+    if state["finished"]:
+        order = sorted(range(players), key=lambda s: (-state["cash"][s], s))
+        out["standings"] = [{"seat": s, "cash": state["cash"][s]} for s in order]
+        out["winners"] = winners(state)
+    return out
