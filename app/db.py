@@ -1,0 +1,70 @@
+"""Database engines and transactions.
+
+SQLite runs in WAL mode with foreign keys and a busy timeout. Writes open with ``BEGIN IMMEDIATE``
+so two writers never both read a room and then race to update it; together with the version
+check in ``rooms.py`` this also holds across processes. Reads use plain deferred transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, create_engine
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class Database:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
+        if self.is_sqlite:
+            database = make_url(url).database
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+        self.reader = self._make_engine(immediate=False)
+        self.writer = self._make_engine(immediate=True)
+
+    def _make_engine(self, immediate: bool) -> Engine:
+        kwargs: dict[str, Any] = {}
+        if self.is_sqlite:
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+        engine = create_engine(self.url, **kwargs)
+        if self.is_sqlite:
+            _configure_sqlite(engine, immediate)
+        return engine
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with Session(self.reader, expire_on_commit=False) as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One write transaction: committed on success, rolled back on any exception."""
+        with Session(self.writer, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.reader.dispose()
+        self.writer.dispose()
+
+
+def _configure_sqlite(engine: Engine, immediate: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

@@ -1,0 +1,37 @@
+"""The games Bourse offers, by id."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from app.games.base import Engine
+
+# game id -> the package under app.games that exports ENGINE
+_PACKAGES = {
+    "tulip-bubble": "tulip_bubble",
+    "basari": "basari",
+    "tulipmania-1637": "tulipmania_1637",
+    "qe": "qe",
+}
+
+
+def _load() -> dict[str, Engine]:
+    engines: dict[str, Engine] = {}
+    for game_id, package in _PACKAGES.items():
+        try:
+            module = import_module(f"app.games.{package}")
+        except ModuleNotFoundError as missing:
+            if missing.name != f"app.games.{package}":
+                raise
+            continue  # TODO(foundation): remove once all four engines have landed
+        engine: Engine = module.ENGINE
+        assert engine.info.id == game_id, (engine.info.id, game_id)
+        engines[game_id] = engine
+    return engines
+
+
+ENGINES: dict[str, Engine] = _load()
+
+
+def get_engine(game_id: str) -> Engine | None:
+    return ENGINES.get(game_id)

@@ -1,0 +1,101 @@
+"""Translations: English source strings, 繁體中文 (zh_Hant) and 简体中文 (zh_Hans) catalogues.
+
+Every ``.po`` file under ``app/locale/`` and ``app/games/*/locale/`` named after a locale is read at
+start and merged, so each game keeps its own catalogue beside its code.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+APP_DIR = Path(__file__).resolve().parent
+LOCALES = ("en", "zh_Hant", "zh_Hans")
+LOCALE_NAMES = {"en": "English", "zh_Hant": "繁體中文", "zh_Hans": "简体中文"}
+HTML_LANG = {"en": "en", "zh_Hant": "zh-Hant", "zh_Hans": "zh-Hans"}
+LOCALE_COOKIE = "bourse_lang"
+
+
+def catalogue_files(locale: str) -> list[Path]:
+    return sorted([*APP_DIR.glob(f"locale/{locale}.po"), *APP_DIR.glob(f"games/*/locale/{locale}.po")])
+
+
+@lru_cache
+def translations(locale: str) -> NullTranslations:
+    if locale not in LOCALES or locale == "en":
+        return NullTranslations()
+    merged: Translations | None = None
+    for path in catalogue_files(locale):
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=locale)
+        buffer = io.BytesIO()
+        write_mo(buffer, catalog)
+        buffer.seek(0)
+        part = Translations(fp=buffer)
+        if merged is None:
+            merged = part
+        else:
+            merged.merge(part)
+    return merged or NullTranslations()
+
+
+def choose_locale(query: str | None, cookie: str | None, accept_language: str | None) -> str:
+    """The locale asked for by ``?lang=``, else the cookie, else the browser's languages."""
+    for explicit in (query, cookie):
+        if explicit in LOCALES:
+            return explicit  # type: ignore[return-value]
+    for part in (accept_language or "").split(","):
+        tag = part.split(";")[0].strip().lower()
+        if not tag:
+            continue
+        if tag.startswith("zh"):
+            traditional = any(mark in tag for mark in ("hant", "-tw", "-hk", "-mo"))
+            return "zh_Hant" if traditional else "zh_Hans"
+        if tag.startswith("en"):
+            return "en"
+    return "en"
+
+
+def format_message(locale: str, text: str, params: Mapping[str, Any], name_of: Any) -> str:
+    """Translate an engine message and fill its ``{placeholders}``.
+
+    A param ``{"seat": n}`` becomes the seat's display name; string params are translated too
+    (engines pass N_-marked names such as tile or colour names).
+    """
+    gettext = translations(locale).gettext
+    filled: dict[str, Any] = {}
+    for key, value in params.items():
+        if isinstance(value, dict) and set(value) == {"seat"}:
+            filled[key] = name_of(value["seat"])
+        elif isinstance(value, str):
+            filled[key] = gettext(value)
+        elif isinstance(value, list):
+            filled[key] = ", ".join(
+                name_of(v["seat"])
+                if isinstance(v, dict) and set(v) == {"seat"}
+                else gettext(v)
+                if isinstance(v, str)
+                else str(v)
+                for v in value
+            )
+        else:
+            filled[key] = value
+    try:
+        return gettext(text).format(**filled)
+    except (KeyError, IndexError, ValueError):
+        return text.format(**filled) if _formats(text, filled) else text
+
+
+def _formats(text: str, params: Mapping[str, Any]) -> bool:
+    try:
+        text.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return False
+    return True

@@ -1,0 +1,17 @@
+"""Bring the database schema up to date (run at every start)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def upgrade_to_head(database_url: str) -> None:
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(ROOT / "migrations"))
+    config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
+    command.upgrade(config, "head")

@@ -1,0 +1,60 @@
+"""Database tables: rooms (with their state snapshot), seats and the append-only action log.
+
+Game states and actions are stored as JSON text so integers of any size survive exactly.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Room(SQLModel, table=True):
+    __tablename__ = "rooms"
+
+    id: int | None = Field(default=None, primary_key=True)
+    code: str = Field(index=True, unique=True, max_length=32)
+    game: str = Field(max_length=40)
+    players: int
+    options: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    seed: str = Field(max_length=40)
+    status: str = Field(default="waiting", max_length=16)  # waiting | playing | finished
+    state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    version: int = 0
+    next_code: str | None = Field(default=None, max_length=32)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Seat(SQLModel, table=True):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("room_id", "seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    room_id: int = Field(foreign_key="rooms.id", index=True)
+    seat: int
+    name: str = Field(max_length=40)
+    token_hash: str | None = Field(default=None, index=True, max_length=64)
+    is_bot: bool = False
+    bot_controlled: bool = False  # a human's seat handed to a bot by the host
+    is_host: bool = False
+    legal_version: int = 0  # room version when this seat's legal actions last changed
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ActionRecord(SQLModel, table=True):
+    __tablename__ = "actions"
+    __table_args__ = (UniqueConstraint("room_id", "seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    room_id: int = Field(foreign_key="rooms.id", index=True)
+    seq: int
+    seat: int
+    action: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,517 @@
+"""Rooms: seats, the host's powers, and the one writer that applies actions.
+
+Everything that changes a room goes through ``RoomService``. An action is applied under a
+per-room lock, inside a ``BEGIN IMMEDIATE`` transaction, and committed together with its log
+entry and the new state snapshot; the version compare-and-set keeps that true across processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import secrets
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, update
+from sqlmodel import Session, select
+
+from app.db import Database
+from app.games.base import N_, Engine, IllegalAction, Result, State, random_bot_action
+from app.games.registry import ENGINES
+from app.models import ActionRecord, Room, Seat, utcnow
+
+log = logging.getLogger(__name__)
+
+CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i look-alikes
+CODE_LENGTH = 13  # 13 * log2(31) ≈ 64 bits
+NAME_MAX = 24
+BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
+
+
+class RoomError(Exception):
+    """A refusal with an HTTP status and a translatable message for the player."""
+
+    status = 400
+
+    def __init__(self, message: str, **params: Any) -> None:
+        super().__init__(message.format(**params) if params else message)
+        self.message = message
+        self.params = params
+
+
+class NotFound(RoomError):
+    status = 404
+
+
+class Forbidden(RoomError):
+    status = 403
+
+
+class Conflict(RoomError):
+    status = 409
+
+
+class Unprocessable(RoomError):
+    status = 422
+
+
+@dataclass
+class SeatInfo:
+    seat: int
+    name: str
+    is_bot: bool
+    bot_controlled: bool
+    is_host: bool
+    legal_version: int
+
+    @property
+    def played_by_bot(self) -> bool:
+        return self.is_bot or self.bot_controlled
+
+
+@dataclass
+class RoomSnapshot:
+    """A consistent read of one room: what routes render and answer with."""
+
+    code: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: str
+    status: str
+    version: int
+    seats: list[SeatInfo]
+    state: State | None
+    next_code: str | None
+    engine: Engine = field(repr=False)
+
+    def seat(self, number: int | None) -> SeatInfo | None:
+        if number is None:
+            return None
+        return next((s for s in self.seats if s.seat == number), None)
+
+    def name_of(self, number: int) -> str:
+        info = self.seat(number)
+        return info.name if info else f"#{number + 1}"
+
+    @property
+    def result(self) -> Result | None:
+        return self.engine.result(self.state) if self.state is not None else None
+
+    def to_act(self) -> list[int]:
+        if self.state is None or self.status != "playing":
+            return []
+        return self.engine.to_act(self.state)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def clean_name(raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise RoomError(N_("Please give a name."))
+    name = " ".join(raw.split())
+    if not name:
+        raise RoomError(N_("Please give a name."))
+    if len(name) > NAME_MAX:
+        raise RoomError(N_("A name can have at most {max} characters."), max=NAME_MAX)
+    return name
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    if name not in taken:
+        return name
+    suffix = 2
+    while f"{name} ({suffix})" in taken:
+        suffix += 1
+    return f"{name} ({suffix})"
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class RoomService:
+    def __init__(self, db: Database, engines: dict[str, Engine] | None = None) -> None:
+        self.db = db
+        self.engines = engines if engines is not None else ENGINES
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # ----------------------------------------------------------------- reading
+    def load(self, code: str) -> RoomSnapshot:
+        with self.db.read() as session:
+            room = self._room(session, code)
+            return self._snapshot(session, room)
+
+    def ping(self) -> None:
+        """Touch the database (health check)."""
+        with self.db.read() as session:
+            session.exec(select(func.count()).select_from(Room)).one()
+
+    def playing_rooms(self) -> list[str]:
+        with self.db.read() as session:
+            return list(session.exec(select(Room.code).where(Room.status == "playing")).all())
+
+    def seat_for_token(self, code: str, token: str | None) -> int | None:
+        if not token:
+            return None
+        with self.db.read() as session:
+            room = self._room(session, code)
+            seat = session.exec(
+                select(Seat).where(Seat.room_id == room.id, Seat.token_hash == hash_token(token))
+            ).first()
+            return seat.seat if seat else None
+
+    def action_log(self, code: str) -> list[tuple[int, dict[str, Any]]]:
+        with self.db.read() as session:
+            room = self._room(session, code)
+            rows = session.exec(
+                select(ActionRecord).where(ActionRecord.room_id == room.id).order_by(ActionRecord.seq)
+            ).all()
+            return [(row.seat, json.loads(row.action)) for row in rows]
+
+    def replay(self, code: str) -> State | None:
+        """Rebuild the state from the seed and the action log (it must equal the snapshot)."""
+        snapshot = self.load(code)
+        if snapshot.status == "waiting":
+            return None
+        state = snapshot.engine.setup(snapshot.players, snapshot.options, int(snapshot.seed))
+        for seat, action in self.action_log(code):
+            state = snapshot.engine.apply(state, seat, action)
+        return state
+
+    # ----------------------------------------------------------------- lobby
+    def create_room(
+        self, game: str, players: Any, options: Any, host_name: Any
+    ) -> tuple[str, int | None, str | None]:
+        """Create a room; the creator (if named) takes seat 0 and is host. Returns code, seat, token."""
+        engine = self.engines.get(game) if isinstance(game, str) else None
+        if engine is None:
+            raise RoomError(N_("Unknown game."))
+        count = _as_int(players)
+        info = engine.info
+        if count is None or not info.min_players <= count <= info.max_players:
+            raise RoomError(
+                N_("This game takes {min} to {max} players."), min=info.min_players, max=info.max_players
+            )
+        chosen = _clean_options(engine, options)
+        name = clean_name(host_name) if host_name is not None else None
+        token = secrets.token_urlsafe(24) if name is not None else None
+        with self.db.write() as session:
+            code = new_code()
+            while session.exec(select(Room).where(Room.code == code)).first():
+                code = new_code()
+            room = Room(
+                code=code, game=game, players=count, options=dumps(chosen), seed=str(secrets.randbits(62))
+            )
+            session.add(room)
+            session.flush()
+            if name is not None and token is not None:
+                session.add(
+                    Seat(room_id=room.id, seat=0, name=name, token_hash=hash_token(token), is_host=True)
+                )
+        return code, (0 if name is not None else None), token
+
+    def join(self, code: str, raw_name: Any) -> tuple[int, str]:
+        name = clean_name(raw_name)
+        token = secrets.token_urlsafe(24)
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            if room.status != "waiting":
+                raise Conflict(N_("This game has already started; you can watch it."))
+            if len(seats) >= room.players:
+                raise Conflict(N_("This room is full; you can watch the game."))
+            seat = Seat(
+                room_id=room.id,
+                seat=len(seats),
+                name=unique_name(name, {s.name for s in seats}),
+                token_hash=hash_token(token),
+                is_host=not any(s.is_host for s in seats),
+            )
+            session.add(seat)
+            self._bump(session, room)
+            return seat.seat, token
+
+    def add_bot(self, code: str, actor: int | None, fill: bool = False) -> list[int]:
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            self._require_host(seats, actor)
+            if room.status != "waiting":
+                raise Conflict(N_("Bots can only be added before the game starts."))
+            free = room.players - len(seats)
+            if free <= 0:
+                raise Conflict(N_("Every seat is taken."))
+            added = []
+            taken = {s.name for s in seats}
+            for number in range(len(seats), len(seats) + (free if fill else 1)):
+                name = unique_name(f"Bot {BOT_NAMES[number % len(BOT_NAMES)]}", taken)
+                taken.add(name)
+                session.add(Seat(room_id=room.id, seat=number, name=name, is_bot=True))
+                added.append(number)
+            self._bump(session, room)
+            return added
+
+    def remove_seat(self, code: str, actor: int | None, target: Any) -> None:
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            self._require_host(seats, actor)
+            number = _as_int(target)
+            victim = next((s for s in seats if s.seat == number), None)
+            if room.status != "waiting":
+                raise Conflict(N_("Players can only be removed before the game starts."))
+            if victim is None:
+                raise RoomError(N_("There is no such seat."))
+            if victim.is_host:
+                raise RoomError(N_("The host cannot remove themselves."))
+            session.delete(victim)
+            session.flush()
+            for later in sorted((s for s in seats if s.seat > victim.seat), key=lambda s: s.seat):
+                later.seat -= 1
+                session.add(later)
+                session.flush()
+            self._bump(session, room)
+
+    def start(self, code: str, actor: int | None) -> None:
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            self._require_host(seats, actor)
+            if room.status != "waiting":
+                raise Conflict(N_("The game has already started."))
+            if len(seats) != room.players:
+                raise Conflict(
+                    N_("Every seat must be taken first ({taken} of {players})."),
+                    taken=len(seats),
+                    players=room.players,
+                )
+            engine = self.engines[room.game]
+            state = engine.setup(room.players, json.loads(room.options), int(room.seed))
+            room.status = "finished" if engine.result(state) else "playing"
+            room.state = dumps(state)
+            self._bump(session, room)
+
+    def set_bot_control(self, code: str, actor: int | None, target: Any, bot: bool) -> None:
+        """Host hands a seat to a bot (bot=True); the seat's own player takes it back (bot=False)."""
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            number = _as_int(target)
+            seat = next((s for s in seats if s.seat == number), None)
+            if seat is None or seat.is_bot:
+                raise RoomError(N_("There is no such player."))
+            if bot:
+                self._require_host(seats, actor)
+            elif actor != seat.seat:
+                raise Forbidden(N_("Only that player can take their seat back."))
+            if room.status != "playing":
+                raise Conflict(N_("The game is not running."))
+            seat.bot_controlled = bot
+            session.add(seat)
+            self._bump(session, room)
+
+    def play_again(self, code: str, actor: int | None) -> tuple[str, str]:
+        """A new room with the same game, options and bots; others are offered to join it."""
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            host = self._require_host(seats, actor)
+            if host is None:
+                raise Forbidden(N_("Only the host can do that."))
+            if room.status != "finished":
+                raise Conflict(N_("The game is not over yet."))
+            if room.next_code:
+                raise Conflict(N_("A new game has already been set up."))
+            token = secrets.token_urlsafe(24)
+            fresh = Room(
+                code=new_code(),
+                game=room.game,
+                players=room.players,
+                options=room.options,
+                seed=str(secrets.randbits(62)),
+            )
+            session.add(fresh)
+            session.flush()
+            session.add(
+                Seat(room_id=fresh.id, seat=0, name=host.name, token_hash=hash_token(token), is_host=True)
+            )
+            for number, bot in enumerate((s for s in seats if s.is_bot), start=1):
+                session.add(Seat(room_id=fresh.id, seat=number, name=bot.name, is_bot=True))
+            room.next_code = fresh.code
+            self._bump(session, room)
+            return fresh.code, token
+
+    # ----------------------------------------------------------------- acting
+    def act(self, code: str, seat: int | None, version: Any, action: Any) -> RoomSnapshot:
+        """Apply one player's action, or refuse it and change nothing."""
+        made_against = _as_int(version)
+        if made_against is None:
+            raise RoomError(N_("The action must name the room version it was made against."))
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise RoomError(N_("The action must be an object with a type."))
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            mine = next((s for s in seats if s.seat == seat), None)
+            if seat is None or mine is None:
+                raise Forbidden(N_("Only seated players can act; join the room first."))
+            if room.status != "playing":
+                raise Conflict(
+                    N_("The game has not started yet.")
+                    if room.status == "waiting"
+                    else N_("The game is over.")
+                )
+            if mine.bot_controlled:
+                raise Conflict(N_("A bot is playing for you; take your seat back first."))
+            if made_against > room.version or made_against < mine.legal_version:
+                raise Conflict(N_("The table changed before your move arrived; look again and retry."))
+            engine = self.engines[room.game]
+            state = json.loads(room.state or "null")
+            if not engine.legal_actions(state, seat):
+                raise Forbidden(N_("It is not your turn."))
+            self._apply(session, room, seats, engine, state, seat, action)
+            return self._snapshot(session, room)
+
+    def bot_step(self, code: str) -> bool:
+        """Let one bot seat that the game waits for act. Returns whether a bot acted."""
+        with self._lock(code), self.db.write() as session:
+            room = self._room(session, code)
+            if room.status != "playing":
+                return False
+            seats = self._seats(session, room)
+            engine = self.engines[room.game]
+            state = json.loads(room.state or "null")
+            robots = {s.seat for s in seats if s.is_bot or s.bot_controlled}
+            waiting = [number for number in engine.to_act(state) if number in robots]
+            if not waiting:
+                return False
+            seat = waiting[0]
+            rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
+            try:
+                action = engine.bot_action(state, seat, rng)
+                self._apply(session, room, seats, engine, state, seat, action)
+            except Unprocessable:
+                log.exception(
+                    "bot of %s in room %s chose an illegal action; playing at random", room.game, code
+                )
+                action = random_bot_action(engine, state, seat, rng)
+                self._apply(session, room, seats, engine, state, seat, action)
+            return True
+
+    # ----------------------------------------------------------------- internals
+    def _apply(
+        self,
+        session: Session,
+        room: Room,
+        seats: list[Seat],
+        engine: Engine,
+        state: State,
+        seat: int,
+        action: dict[str, Any],
+    ) -> None:
+        try:
+            new_state = engine.apply(state, seat, action)
+        except IllegalAction as refused:
+            raise Unprocessable(refused.message, **refused.params) from refused
+        except Exception as bug:  # an engine bug must not lose the room or answer 500
+            log.exception("engine %s failed on %r", room.game, action)
+            raise Unprocessable(N_("That action could not be applied.")) from bug
+        old_version = room.version
+        new_version = old_version + 1
+        seq = session.exec(select(func.count()).where(ActionRecord.room_id == room.id)).one() + 1
+        session.add(ActionRecord(room_id=room.id, seq=seq, seat=seat, action=dumps(action)))
+        for other in seats:
+            if other.seat == seat or engine.legal_actions(state, other.seat) != engine.legal_actions(
+                new_state, other.seat
+            ):
+                other.legal_version = new_version
+                session.add(other)
+        status = "finished" if engine.result(new_state) is not None else "playing"
+        updated = session.execute(
+            update(Room)
+            .where(Room.id == room.id, Room.version == old_version)  # type: ignore[arg-type]
+            .values(state=dumps(new_state), version=new_version, status=status, updated_at=utcnow())
+        )
+        if updated.rowcount != 1:
+            raise Conflict(N_("The table changed before your move arrived; look again and retry."))
+        room.state, room.version, room.status = dumps(new_state), new_version, status
+
+    def _bump(self, session: Session, room: Room) -> None:
+        room.version += 1
+        room.updated_at = utcnow()
+        session.add(room)
+
+    def _lock(self, code: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(code, threading.Lock())
+
+    @staticmethod
+    def _room(session: Session, code: str) -> Room:
+        room = session.exec(select(Room).where(Room.code == code)).first() if isinstance(code, str) else None
+        if room is None:
+            raise NotFound(N_("There is no room with this code."))
+        return room
+
+    @staticmethod
+    def _seats(session: Session, room: Room) -> list[Seat]:
+        return list(session.exec(select(Seat).where(Seat.room_id == room.id).order_by(Seat.seat)).all())
+
+    @staticmethod
+    def _require_host(seats: list[Seat], actor: int | None) -> Seat | None:
+        """The host's seat, if ``actor`` is the host. A room created without a host (a bots-only
+        room made through the service) lets anyone manage it."""
+        host = next((s for s in seats if s.is_host), None)
+        if host is None and not any(not s.is_bot for s in seats):
+            return None
+        if host is None or actor is None or host.seat != actor:
+            raise Forbidden(N_("Only the host can do that."))
+        return host
+
+    def _snapshot(self, session: Session, room: Room) -> RoomSnapshot:
+        return RoomSnapshot(
+            code=room.code,
+            game=room.game,
+            players=room.players,
+            options=json.loads(room.options),
+            seed=room.seed,
+            status=room.status,
+            version=room.version,
+            seats=[
+                SeatInfo(s.seat, s.name, s.is_bot, s.bot_controlled, s.is_host, s.legal_version)
+                for s in self._seats(session, room)
+            ],
+            state=json.loads(room.state) if room.state else None,
+            next_code=room.next_code,
+            engine=self.engines[room.game],
+        )
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 18:
+        return int(value.strip())
+    return None
+
+
+def _clean_options(engine: Engine, options: Any) -> dict[str, bool]:
+    given = options if isinstance(options, dict) else {}
+    chosen = {}
+    for option in engine.info.options:
+        value = given.get(option.key, option.default)
+        chosen[option.key] = value in (True, "true", "on", "1", 1)
+    return chosen

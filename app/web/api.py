@@ -1,0 +1,287 @@
+"""The JSON API for bots, tests and other clients (documented at /docs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from app.games.base import visible_events
+from app.games.registry import ENGINES
+from app.i18n import format_message
+from app.rooms import Forbidden, RoomError, RoomService, RoomSnapshot
+from app.web.live import LiveRooms
+
+DESCRIPTION = """
+Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
+returned when creating or joining a room). Without a token you get the spectator view.
+
+Errors are `{"detail": "<human message>"}` with 400 (malformed), 403 (not your seat / not your turn /
+host only), 404 (unknown room), 409 (stale version, duplicate submit or wrong room status: fetch the
+room again) or 422 (an illegal move: the engine's message says why). A refused action changes nothing.
+
+### Acting
+`POST /api/rooms/{code}/actions` with `{"version": <room version you saw>, "action": {...}}`. An action
+is `{"type": "<type>", "<param>": <value>, ...}`. Integers may be of any size (JSON numbers are read
+exactly) and may also be sent as digit strings.
+
+### The `legal` list
+`legal` holds the action templates your seat may submit now. Each is
+`{"type": "...", "label": "...", "params": {"<name>": <domain>, ...}, "constraint": "..."?}`;
+pick a template, then a value from each param's domain:
+
+* `{"kind": "int", "min": m, "max": M or null, "exclude": [..]}` — an integer in [m, M] (no upper
+  bound when `max` is null), not in `exclude`;
+* `{"kind": "choice", "options": [..]}` — one of the options (any JSON value);
+* `{"kind": "counts", "max": {"red": 3, ...}, "min_total": k}` — an object of counts per key, each
+  between 0 and its max, adding up to at least k.
+
+Every value in the domains is legal unless the template has a `constraint` (a human description of a
+rule spanning params, e.g. "must beat the current offer"): then a random pick may be refused with 422,
+and a generic client simply picks again. `to_act` lists the seats the game is waiting for; a seat not
+in it may still have legal actions (out-of-turn moves).
+"""
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class CreateRoomBody(BaseModel):
+    game: str = Field(description="Game id, see GET /api/games")
+    players: int
+    options: dict[str, bool] = Field(default_factory=dict)
+    name: str = Field(description="Your display name (1-24 characters)")
+
+
+class JoinBody(BaseModel):
+    name: str
+
+
+class BotsBody(BaseModel):
+    seat: int | None = Field(
+        None,
+        description="Before the start: the next free seat gets a bot. "
+        "During play: hand this player's seat to a bot.",
+    )
+    fill: bool = Field(False, description="Fill every free seat with a bot.")
+
+
+class ActionBody(BaseModel):
+    version: int
+    action: dict[str, Any]
+
+
+def _service(request: Request) -> RoomService:
+    return request.app.state.service  # type: ignore[no-any-return]
+
+
+def _live(request: Request) -> LiveRooms:
+    return request.app.state.live  # type: ignore[no-any-return]
+
+
+def _seat(request: Request, code: str) -> int | None:
+    header = request.headers.get("authorization", "")
+    token = header[7:].strip() if header.lower().startswith("bearer ") else None
+    seat = _service(request).seat_for_token(code, token)
+    if token and seat is None:
+        raise Forbidden("This token is not a seat of this room.")
+    return seat
+
+
+def _refusal(refused: RoomError) -> JSONResponse:
+    return JSONResponse(
+        {"detail": format_message("en", refused.message, refused.params, str)}, status_code=refused.status
+    )
+
+
+def room_json(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) -> dict[str, Any]:
+    state = snapshot.state
+    engine = snapshot.engine
+    result = snapshot.result
+    return {
+        "code": snapshot.code,
+        "game": snapshot.game,
+        "status": snapshot.status,
+        "version": snapshot.version,
+        "players": snapshot.players,
+        "you": seat,
+        "seats": [
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "is_bot": s.is_bot,
+                "bot_controlled": s.bot_controlled,
+                "host": s.is_host,
+                "connected": s.is_bot or s.seat in connected,
+            }
+            for s in snapshot.seats
+        ],
+        "to_act": snapshot.to_act(),
+        "view": engine.view(state, seat) if state is not None else None,
+        "legal": engine.legal_actions(state, seat)
+        if state is not None and seat is not None and snapshot.status == "playing"
+        else [],
+        "result": result.to_json() if result is not None else None,
+        "next_code": snapshot.next_code,
+    }
+
+
+async def _answer(request: Request, code: str, seat: int | None) -> dict[str, Any]:
+    snapshot = await run_in_threadpool(_service(request).load, code)
+    return room_json(snapshot, seat, _live(request).connected(code))
+
+
+@router.get("/games")
+def games() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": info.id,
+            "name": {"en": info.name_en, "zh_Hant": info.name_zh_hant, "zh_Hans": info.name_zh_hans},
+            "players": {"min": info.min_players, "max": info.max_players},
+            "minutes": info.minutes,
+            "blurb": info.blurb,
+            "options": [{"key": o.key, "label": o.label, "default": o.default} for o in info.options],
+        }
+        for info in (engine.info for engine in ENGINES.values())
+    ]
+
+
+@router.post("/rooms", status_code=201)
+async def create_room(request: Request, body: CreateRoomBody) -> Any:
+    try:
+        code, seat, token = await run_in_threadpool(
+            _service(request).create_room, body.game, body.players, body.options, body.name
+        )
+    except RoomError as refused:
+        return _refusal(refused)
+    url = str(request.base_url).rstrip("/") + f"/r/{code}"
+    return {"code": code, "url": url, "seat": seat, "token": token, "resume_url": f"{url}/resume/{token}"}
+
+
+@router.get("/rooms/{code}")
+async def get_room(request: Request, code: str) -> Any:
+    try:
+        return await _answer(request, code, _seat(request, code))
+    except RoomError as refused:
+        return _refusal(refused)
+
+
+@router.post("/rooms/{code}/join", status_code=201)
+async def join(request: Request, code: str, body: JoinBody) -> Any:
+    try:
+        seat, token = await run_in_threadpool(_service(request).join, code, body.name)
+    except RoomError as refused:
+        return _refusal(refused)
+    await _live(request).after_change(code)
+    url = str(request.base_url).rstrip("/") + f"/r/{code}"
+    return {"seat": seat, "token": token, "resume_url": f"{url}/resume/{token}"}
+
+
+@router.post("/rooms/{code}/bots")
+async def bots(request: Request, code: str, body: BotsBody) -> Any:
+    service = _service(request)
+    try:
+        seat = _seat(request, code)
+        snapshot = await run_in_threadpool(service.load, code)
+        if snapshot.status == "waiting":
+            if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
+                raise RoomError("Bots join at the next free seat ({seat}).", seat=len(snapshot.seats))
+            await run_in_threadpool(service.add_bot, code, seat, body.fill)
+        else:
+            await run_in_threadpool(service.set_bot_control, code, seat, body.seat, True)
+        await _live(request).after_change(code)
+        return await _answer(request, code, seat)
+    except RoomError as refused:
+        return _refusal(refused)
+
+
+@router.post("/rooms/{code}/takeback")
+async def take_back(request: Request, code: str) -> Any:
+    """Take your seat back from the bot the host handed it to."""
+    try:
+        seat = _seat(request, code)
+        await run_in_threadpool(_service(request).set_bot_control, code, seat, seat, False)
+        await _live(request).after_change(code)
+        return await _answer(request, code, seat)
+    except RoomError as refused:
+        return _refusal(refused)
+
+
+@router.delete("/rooms/{code}/seats/{target}")
+async def remove_seat(request: Request, code: str, target: int) -> Any:
+    """The host removes a waiting player (before the start)."""
+    try:
+        seat = _seat(request, code)
+        await run_in_threadpool(_service(request).remove_seat, code, seat, target)
+        await _live(request).after_change(code)
+        return await _answer(request, code, seat)
+    except RoomError as refused:
+        return _refusal(refused)
+
+
+@router.post("/rooms/{code}/start")
+async def start(request: Request, code: str) -> Any:
+    try:
+        seat = _seat(request, code)
+        await run_in_threadpool(_service(request).start, code, seat)
+        await _live(request).after_change(code)
+        return await _answer(request, code, seat)
+    except RoomError as refused:
+        return _refusal(refused)
+
+
+@router.post("/rooms/{code}/again", status_code=201)
+async def play_again(request: Request, code: str) -> Any:
+    """The host sets up a new room with the same game, options and bots; others may join it."""
+    try:
+        seat = _seat(request, code)
+        new_code, token = await run_in_threadpool(_service(request).play_again, code, seat)
+        await _live(request).after_change(code)
+    except RoomError as refused:
+        return _refusal(refused)
+    url = str(request.base_url).rstrip("/") + f"/r/{new_code}"
+    return {"code": new_code, "url": url, "seat": 0, "token": token}
+
+
+@router.post("/rooms/{code}/actions")
+async def act(request: Request, code: str, body: ActionBody) -> Any:
+    service = _service(request)
+    try:
+        seat = _seat(request, code)
+        snapshot = await run_in_threadpool(service.act, code, seat, body.version, body.action)
+    except RoomError as refused:
+        if refused.status == 409:
+            try:
+                fresh = await _answer(request, code, _seat(request, code))
+            except RoomError:
+                return _refusal(refused)
+            return JSONResponse(
+                {"detail": format_message("en", refused.message, refused.params, str), "room": fresh},
+                status_code=409,
+            )
+        return _refusal(refused)
+    await _live(request).after_change(code)
+    return room_json(snapshot, seat, _live(request).connected(code))
+
+
+@router.get("/rooms/{code}/log")
+async def game_log(request: Request, code: str) -> Any:
+    """The game log as this seat may read it (the spectator's without a token)."""
+    try:
+        seat = _seat(request, code)
+        snapshot = await run_in_threadpool(_service(request).load, code)
+    except RoomError as refused:
+        return _refusal(refused)
+    events = visible_events(snapshot.state, seat) if snapshot.state is not None else []
+    return {
+        "events": [
+            {
+                "text": format_message("en", event["text"], event["params"], snapshot.name_of),
+                "message": event["text"],
+                "params": event["params"],
+            }
+            for event in events
+        ]
+    }

@@ -1,0 +1,205 @@
+"""Rooms, seats and the one-writer rule, on the test-only sealed-guess game."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from app.db import Database
+from app.rooms import CODE_ALPHABET, Conflict, Forbidden, NotFound, RoomError, RoomService, Unprocessable
+
+
+def started_room(service: RoomService, game: str, players: int = 3) -> tuple[str, list[str]]:
+    code, _, host_token = service.create_room(game, players, {}, "Host")
+    tokens = [host_token]
+    for number in range(1, players):
+        tokens.append(service.join(code, f"P{number}")[1])
+    service.start(code, 0)
+    return code, tokens  # type: ignore[return-value]
+
+
+def test_room_codes_are_long_and_unambiguous(service: RoomService, toy_game: str) -> None:
+    codes = {service.create_room(toy_game, 2, {}, "A")[0] for _ in range(20)}
+    assert len(codes) == 20
+    for code in codes:
+        assert len(code) == 13 and set(code) <= set(CODE_ALPHABET)
+        assert not set(code) & set("01ilo")
+
+
+def test_names_are_trimmed_limited_and_made_unique(service: RoomService, toy_game: str) -> None:
+    code, _, _ = service.create_room(toy_game, 4, {}, "  Ann  ")
+    service.join(code, "Ann")
+    service.join(code, "Ann")
+    assert [s.name for s in service.load(code).seats] == ["Ann", "Ann (2)", "Ann (3)"]
+    for bad in ("", "   ", "x" * 25, None, 12):
+        with pytest.raises(RoomError):
+            service.join(code, bad)
+    assert len(service.load(code).seats) == 3
+
+
+def test_only_the_host_manages_the_room(service: RoomService, toy_game: str) -> None:
+    code, _, _ = service.create_room(toy_game, 3, {}, "Host")
+    service.join(code, "Guest")
+    with pytest.raises(Forbidden):
+        service.add_bot(code, 1)
+    with pytest.raises(Forbidden):
+        service.start(code, 1)
+    with pytest.raises(Conflict):
+        service.start(code, 0)  # a seat is still free
+    service.remove_seat(code, 0, 1)
+    assert [s.name for s in service.load(code).seats] == ["Host"]
+    service.add_bot(code, 0, fill=True)
+    snapshot = service.load(code)
+    assert [s.is_bot for s in snapshot.seats] == [False, True, True]
+    with pytest.raises(Conflict):
+        service.join(code, "Late")
+    service.start(code, 0)
+    assert service.load(code).status == "playing"
+
+
+def test_unknown_room_is_not_found(service: RoomService) -> None:
+    with pytest.raises(NotFound):
+        service.load("nosuchroom234")
+    with pytest.raises(NotFound):
+        service.act("nosuchroom234", 0, 0, {"type": "pick", "number": 1})
+
+
+def test_refused_actions_change_nothing(service: RoomService, toy_game: str) -> None:
+    code, _ = started_room(service, toy_game)
+    before = service.load(code)
+    cases = [
+        (None, before.version, {"type": "pick", "number": 1}, Forbidden),  # a spectator
+        (7, before.version, {"type": "pick", "number": 1}, Forbidden),  # no such seat
+        (0, before.version, {"type": "pick", "number": 9}, Unprocessable),  # illegal
+        (0, before.version, {"type": "pick"}, Unprocessable),  # malformed
+        (0, before.version + 5, {"type": "pick", "number": 1}, Conflict),  # from the future
+        (0, "abc", {"type": "pick", "number": 1}, RoomError),  # no version
+        (0, before.version, "pick", RoomError),  # not an object
+    ]
+    for seat, version, action, error in cases:
+        with pytest.raises(error):
+            service.act(code, seat, version, action)
+    after = service.load(code)
+    assert (after.version, after.state) == (before.version, before.state)
+    assert service.action_log(code) == []
+
+
+def test_duplicate_submit_is_stale_but_other_seats_may_still_act(service: RoomService, toy_game: str) -> None:
+    code, _ = started_room(service, toy_game)
+    version = service.load(code).version
+    service.act(code, 0, version, {"type": "pick", "number": 1})
+    with pytest.raises((Conflict, Forbidden)):
+        service.act(code, 0, version, {"type": "pick", "number": 2})  # double click
+    # Seat 1 chose while seat 0's pick landed: its choice is still valid (simultaneous moves).
+    service.act(code, 1, version, {"type": "pick", "number": 2})
+    assert len(service.action_log(code)) == 2
+
+
+def test_a_stale_move_after_the_table_changed_for_that_seat_is_refused(
+    service: RoomService, toy_game: str
+) -> None:
+    code, _ = started_room(service, toy_game, players=2)
+    version = service.load(code).version
+    service.act(code, 0, version, {"type": "pick", "number": 1})
+    service.act(code, 1, version, {"type": "pick", "number": 2})  # round 2 begins
+    with pytest.raises(Conflict):
+        service.act(code, 0, version, {"type": "pick", "number": 3})  # made against round 1
+    assert len(service.action_log(code)) == 2
+
+
+def test_concurrent_clicks_apply_once(service: RoomService, toy_game: str) -> None:
+    code, _ = started_room(service, toy_game)
+    version = service.load(code).version
+    outcomes: list[str] = []
+
+    def click() -> None:
+        try:
+            service.act(code, 0, version, {"type": "pick", "number": 3})
+            outcomes.append("ok")
+        except RoomError as refused:
+            outcomes.append(type(refused).__name__)
+
+    threads = [threading.Thread(target=click) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes.count("ok") == 1
+    assert len(service.action_log(code)) == 1
+
+
+def test_two_processes_on_one_database_do_not_double_apply(database_url: str, toy_game: str) -> None:
+    """Two services (as two processes would be) share only the database: the version check holds."""
+    first, second = RoomService(Database(database_url)), RoomService(Database(database_url))
+    from app.migrate import upgrade_to_head
+
+    upgrade_to_head(database_url)
+    code, _ = started_room(first, toy_game)
+    version = first.load(code).version
+    first.act(code, 0, version, {"type": "pick", "number": 1})
+    with pytest.raises((Conflict, Forbidden)):
+        second.act(code, 0, version, {"type": "pick", "number": 1})
+    assert second.load(code).version == version + 1
+
+
+def test_replay_of_the_log_equals_the_stored_state(service: RoomService, toy_game: str) -> None:
+    code, _ = started_room(service, toy_game)
+    for _round in range(3):
+        for seat in range(3):
+            service.act(code, seat, service.load(code).version, {"type": "pick", "number": (seat % 3) + 1})
+    snapshot = service.load(code)
+    assert snapshot.status == "finished"
+    assert service.replay(code) == snapshot.state
+    assert json.loads(json.dumps(snapshot.state)) == snapshot.state
+
+
+def test_a_room_of_only_bots_plays_to_the_end(service: RoomService, toy_game: str) -> None:
+    code, seat, token = service.create_room(toy_game, 3, {}, None)
+    assert seat is None and token is None
+    service.add_bot(code, None, fill=True)
+    service.start(code, None)
+    while service.bot_step(code):
+        pass
+    snapshot = service.load(code)
+    assert snapshot.status == "finished" and snapshot.result is not None
+    assert service.replay(code) == snapshot.state
+
+
+def test_bots_play_their_seats_until_humans_must_move(service: RoomService, toy_game: str) -> None:
+    code, _, _ = service.create_room(toy_game, 3, {}, "Host")
+    service.add_bot(code, 0, fill=True)
+    service.start(code, 0)
+    steps = 0
+    while service.bot_step(code):
+        steps += 1
+    assert steps == 2 and service.load(code).to_act() == [0]
+
+
+def test_host_hands_a_seat_to_a_bot_and_the_player_takes_it_back(service: RoomService, toy_game: str) -> None:
+    code, _ = started_room(service, toy_game)
+    service.set_bot_control(code, 0, 1, True)
+    with pytest.raises(Conflict):
+        service.act(code, 1, service.load(code).version, {"type": "pick", "number": 1})
+    assert service.bot_step(code)
+    with pytest.raises(Forbidden):
+        service.set_bot_control(code, 2, 1, False)
+    service.set_bot_control(code, 1, 1, False)
+    assert not service.load(code).seat(1).bot_controlled  # type: ignore[union-attr]
+
+
+def test_play_again_creates_a_room_with_the_same_game_and_bots(service: RoomService, toy_game: str) -> None:
+    code, _, _ = service.create_room(toy_game, 2, {}, "Host")
+    service.add_bot(code, 0)
+    service.start(code, 0)
+    with pytest.raises(Conflict):
+        service.play_again(code, 0)
+    while service.load(code).status == "playing":
+        service.act(code, 0, service.load(code).version, {"type": "pick", "number": 1})
+        service.bot_step(code)
+    new_code, token = service.play_again(code, 0)
+    fresh = service.load(new_code)
+    assert service.load(code).next_code == new_code
+    assert [(s.name, s.is_bot) for s in fresh.seats] == [("Host", False), ("Bot Bernoulli", True)]
+    assert service.seat_for_token(new_code, token) == 0
