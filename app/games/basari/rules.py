@@ -125,6 +125,7 @@ def new_game(players: int, options: dict[str, Any], seed: int) -> State:
             "deck_ran_out": False,
             "chosen": [None] * players,
             "revealed": [None] * players,
+            "last_revealed": [None] * players,
             "pending": [],
             "bargain": None,
             "d_seat": None,
@@ -423,6 +424,7 @@ def d_exchange(state: State, seat: int, give: str | None, take: Gems) -> None:
 
 
 def end_turn(state: State) -> None:
+    state["last_revealed"] = list(state["revealed"])
     state["score_history"].append(
         {"round": state["round"], "turn": state["turn"], "scores": list(state["scores"])}
     )

@@ -58,6 +58,7 @@ def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
                 "score": state["scores"][s],
                 "has_chosen": state["chosen"][s] is not None,
                 "played": state["revealed"][s],
+                "last_played": state["last_revealed"][s],
                 "waiting": s in waiting,
             }
         )
@@ -85,7 +86,9 @@ def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
         "pending": list(state["pending"]) if state["phase"] != "choose" else [],
         "d_seat": state["d_seat"],
         "d_queue": list(state["d_queue"]),
-        "d_exchange_size": rules.d_exchange_size(state, seat) if seat == state["d_seat"] else None,
+        "d_exchange_size": (
+            rules.d_exchange_size(state, seat) if seat is not None and seat == state["d_seat"] else None
+        ),
         "round_summaries": summaries,
         "last_summary": summaries[-1] if summaries else None,
         "acknowledged": list(state["acknowledged"]),
