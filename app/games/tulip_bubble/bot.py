@@ -1,0 +1,157 @@
+"""A Tulip Bubble bot that values every tulip by what it should fetch in the next selling phase.
+
+It reads only what its seat may know: its own hand and cash and the public table (price levels,
+rows, collectors, the revealed market cards and the market deck's size).
+
+Expected resale value of a tulip = (chance the Bubble Burst is not the next market card) × the
+average price after this round's supply and demand and each market card that may still come.
+The Bubble Burst lies among the last three market cards, so that chance is public arithmetic.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any, Protocol
+
+from app.games import base
+from app.games.base import Action, State
+from app.games.tulip_bubble import rules
+from app.games.tulip_bubble.data import (
+    BURST_SHUFFLED_WITH,
+    COLLECTORS,
+    MARKET_DECK,
+    PLUNGE_LEVELS,
+    SURGE_LEVELS,
+)
+
+COLLECTOR_HOPE = 0.5  # a collector order may be taken by someone else before our next turn
+
+
+class _Engine(Protocol):
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]: ...
+
+    def apply(self, state: State, seat: int, action: Action) -> State: ...
+
+
+def choose_action(engine: _Engine, state: State, seat: int, rng: random.Random) -> Action:
+    legal = {template["type"]: template for template in engine.legal_actions(state, seat)}
+    phase = state["phase"]
+    if phase == "selling" and "end_turn" in legal:
+        return _selling_choice(state, seat, legal)
+    if phase == "bidding" and "end_turn" in legal:
+        return _placement_choice(state, seat, legal)
+    if phase == "auction" and "drop" in legal:
+        limit = _worth_to(state, seat, state["auction"]["card"])
+        minimum = legal["raise"]["params"]["amount"]["min"]
+        return {"type": "raise", "amount": minimum} if minimum <= limit else {"type": "drop"}
+    if phase == "payment" and "pay" in legal:
+        methods = legal["pay"]["params"]["method"]["options"]
+        return {"type": "pay", "method": "cash" if "cash" in methods else "mortgage"}
+    return base.random_bot_action(engine, state, seat, rng)  # type: ignore[arg-type]
+
+
+def survival(state: State) -> float:
+    """Chance that the next market card is not the Bubble Burst (it is among the last three)."""
+    remaining = len(state["market_deck"])
+    window = BURST_SHUFFLED_WITH + 1
+    return 1.0 - 1.0 / remaining if remaining <= window else 1.0
+
+
+def _unseen_market_cards(state: State) -> list[str]:
+    """Market cards that may come next: the full deck minus those revealed (the removed one is unknown)."""
+    unseen = Counter(MARKET_DECK)
+    unseen.subtract(card for card in state["market_discard"] if card in unseen)
+    return [card for card, count in unseen.items() for _ in range(max(count, 0))]
+
+
+def expected_levels(state: State) -> dict[str, float]:
+    """Average price level of each colour at the next selling phase, if the game goes on."""
+    after_sd = dict(state["levels"])
+    rules.supply_and_demand(after_sd, rules.row_counts(state))
+    outcomes: list[dict[str, int]] = []
+    for card in _unseen_market_cards(state) or ["none"]:
+        levels = dict(after_sd)
+        if card == "surge":
+            rules.move_marker(levels, rules.lowest_colour(levels), SURGE_LEVELS)
+        elif card == "plunge":
+            rules.move_marker(levels, rules.highest_colour(levels), -PLUNGE_LEVELS)
+        elif card.startswith("rise:"):
+            rules.move_marker(levels, card.split(":")[1], 1)
+        outcomes.append(levels)
+    return {colour: sum(o[colour] for o in outcomes) / len(outcomes) for colour in after_sd}
+
+
+def resale_value(state: State, card: str, levels: dict[str, float] | None = None) -> float:
+    """Expected price of a card at the next selling phase, counting the burst risk."""
+    levels = levels or expected_levels(state)
+    level = levels[rules.colour_of(card)]
+    low, high = int(level), min(int(level) + 1, 7)
+    fraction = level - low
+    price = (1 - fraction) * rules.price_at(rules.grade_of(card), low) + fraction * rules.price_at(
+        rules.grade_of(card), high
+    )
+    return price * survival(state)
+
+
+def _collector_gain(state: State, hand: list[str], card: str) -> float:
+    """Bonus hope when ``card`` completes a face-up collector's order that the hand cannot yet fill."""
+    gain = 0.0
+    for collector in rules.collector_tops(state):
+        if rules.collector_offers(collector, hand):
+            continue
+        if rules.collector_offers(collector, [*hand, card]):
+            bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
+            gain = max(gain, bonus * COLLECTOR_HOPE * survival(state))
+    return gain
+
+
+def _worth_to(state: State, seat: int, card: str) -> int:
+    """The most this seat should pay for a card."""
+    return int(resale_value(state, card) + _collector_gain(state, state["hands"][seat], card))
+
+
+def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
+    if "sell_to_collector" in legal:
+        best: tuple[int, Action] | None = None
+        for collector in rules.collector_tops(state):
+            bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
+            for offer in rules.collector_offers(collector, state["hands"][seat]):
+                total = bonus + sum(rules.market_price(state, card) for card in offer)
+                if best is None or total > best[0]:
+                    best = (
+                        total,
+                        {"type": "sell_to_collector", "collector": collector, "cards": ",".join(offer)},
+                    )
+        if best is not None:
+            return best[1]
+    levels = expected_levels(state)
+    for mortgage in sorted(state["mortgages"][seat], key=lambda m: m["card"]):
+        card = mortgage["card"]
+        if rules.market_price(state, card) >= resale_value(state, card, levels):
+            if "sell_mortgage" in legal and card in legal["sell_mortgage"]["params"]["card"]["options"]:
+                return {"type": "sell_mortgage", "card": card}
+            if "redeem" in legal and card in legal["redeem"]["params"]["card"]["options"]:
+                return {"type": "redeem", "card": card}  # no margin trading: redeem, then sell
+    for card in sorted(state["hands"][seat]):
+        if rules.market_price(state, card) >= resale_value(state, card, levels):
+            return {"type": "sell", "card": card}
+    return {"type": "end_turn"}
+
+
+def _placement_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
+    if "place" not in legal:
+        return {"type": "end_turn"}
+    levels = expected_levels(state)
+    hand = state["hands"][seat]
+    committed = sum(rules.market_price(state, c) for c, seats in state["tokens"].items() if seat in seats)
+    best: tuple[float, str] | None = None
+    for card in legal["place"]["params"]["card"]["options"]:
+        price = rules.market_price(state, card)
+        gain = resale_value(state, card, levels) + _collector_gain(state, hand, card) - price
+        affordable = committed + price <= state["cash"][seat] or len(state["mortgages"][seat]) < 2
+        if gain > 0 and affordable and (best is None or gain > best[0]):
+            best = (gain, card)
+    if best is None:
+        return {"type": "end_turn"}
+    return {"type": "place", "card": best[1]}
