@@ -26,7 +26,9 @@ def tile_info(tile: str) -> dict[str, Any]:
 
 
 def _amount_visible(state: State, record: dict[str, Any], seat: int | None) -> bool:
-    return state["finished"] or (seat is not None and seat in record["seen_by"])
+    if state["finished"] or record["winner"] == record["auctioneer"]:
+        return True  # the auctioneer's winning bid is public, to spectators as well
+    return seat is not None and seat in record["seen_by"]
 
 
 def _history(state: State, seat: int | None) -> list[dict[str, Any]]:
