@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.games.base import visible_events
+from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_message
 from app.rooms import Forbidden, RoomError, RoomService, RoomSnapshot
@@ -86,7 +86,7 @@ def _seat(request: Request, code: str) -> int | None:
     token = header[7:].strip() if header.lower().startswith("bearer ") else None
     seat = _service(request).seat_for_token(code, token)
     if token and seat is None:
-        raise Forbidden("This token is not a seat of this room.")
+        raise Forbidden(N_("This token is not a seat of this room."))
     return seat
 
 
@@ -187,7 +187,7 @@ async def bots(request: Request, code: str, body: BotsBody) -> Any:
         snapshot = await run_in_threadpool(service.load, code)
         if snapshot.status == "waiting":
             if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
-                raise RoomError("Bots join at the next free seat ({seat}).", seat=len(snapshot.seats))
+                raise RoomError(N_("Bots join at the next free seat ({seat})."), seat=len(snapshot.seats))
             await run_in_threadpool(service.add_bot, code, seat, body.fill)
         else:
             await run_in_threadpool(service.set_bot_control, code, seat, body.seat, True)

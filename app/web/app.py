@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.config import Settings, get_settings
 from app.db import Database
+from app.games.base import N_
 from app.games.registry import ENGINES
 from app.i18n import LOCALE_COOKIE, LOCALES, choose_locale, format_message
 from app.migrate import upgrade_to_head
@@ -178,7 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def rules(request: Request, game_id: str) -> HTMLResponse:
         engine = ENGINES.get(game_id)
         if engine is None:
-            return page(request, "platform/error.html", status_code=404, message="Unknown game.")
+            return page(request, "platform/error.html", status_code=404, message=N_("Unknown game."))
         return page(request, "platform/rules.html", info=engine.info)
 
     @app.post("/rooms", include_in_schema=False)
@@ -214,7 +215,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return error_response(request, refused)
         if seat is None:
             return page(
-                request, "platform/error.html", status_code=403, message="This resume link is not valid."
+                request, "platform/error.html", status_code=403, message=N_("This resume link is not valid.")
             )
         response = RedirectResponse(f"/r/{code}", status_code=303)
         set_seat_cookie(response, code, token)
@@ -279,7 +280,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             elif operation == "again":
                 new_code, token = await run_in_threadpool(service.play_again, code, seat)
             else:
-                return page(request, "platform/error.html", status_code=404, message="Unknown operation.")
+                return page(request, "platform/error.html", status_code=404, message=N_("Unknown operation."))
         except RoomError as refused:
             return error_response(request, refused, code)
         await changed(code)

@@ -1,0 +1,27 @@
+# Bourse: one small image, run as a non-root user, data on a volume.
+FROM node:20-slim AS frontend
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error
+
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
+    HOST=0.0.0.0 PORT=8000 \
+    BOURSE_DATABASE_URL=sqlite:////data/bourse.db
+WORKDIR /app
+COPY pyproject.toml README.md alembic.ini ./
+COPY app ./app
+COPY migrations ./migrations
+COPY templates ./templates
+COPY static ./static
+# Editable: the app runs from /app, where its templates, static files and migrations are.
+RUN pip install --no-cache-dir -e .
+COPY --from=frontend /build/node_modules/htmx.org/dist ./node_modules/htmx.org/dist
+COPY --from=frontend /build/node_modules/htmx-ext-ws/dist ./node_modules/htmx-ext-ws/dist
+RUN useradd --system --uid 10001 --home /app bourse && mkdir /data && chown bourse /data
+USER bourse
+VOLUME ["/data"]
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ[\"PORT\"]}/healthz', timeout=4)"
+CMD ["python", "-m", "app"]
