@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+import json
 from typing import Any
 
 from app.games import base
@@ -97,4 +97,4 @@ def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
         "winners": rules.winners(state) if state["finished"] else [],
         "events": base.visible_events(state, seat),
     }
-    return copy.deepcopy(view)
+    return json.loads(json.dumps(view))  # a detached copy (faster than deepcopy) of plain JSON data
