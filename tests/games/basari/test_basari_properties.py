@@ -7,9 +7,9 @@ import random
 import pytest
 
 from app.games import base
-from app.games.base import Action, State
 from app.games.basari import ENGINE
 from app.games.basari.rules import COLOURS, GEMS_PER_COLOUR, MARKET_CARDS
+from app.games.base import Action, State
 
 SEEDS = range(6)
 MAX_STEPS = 2000
