@@ -1,0 +1,75 @@
+"""Live pushes: each seat's tab receives its own regions after a change; a spectator the public ones."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import anyio
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from app.config import Settings
+from app.web.app import create_app
+from tests.platform.test_api import auth, new_qe_room
+
+SECRET_BID = 987654321987
+
+
+def drain(socket: WebSocketTestSession) -> str:
+    """Everything pushed to this tab so far (pushes are queued before the HTTP answer returns)."""
+    texts = []
+    while True:
+        try:
+            message: dict[str, Any] = socket.portal.call(socket._send_rx.receive_nowait)  # noqa: SLF001
+        except anyio.WouldBlock:
+            return "".join(texts)
+        texts.append(message.get("text", ""))
+
+
+def secret_forms(number: int) -> tuple[str, str]:
+    return str(number), f"{number:,}"
+
+
+def test_each_seat_gets_its_own_push_and_spectators_the_public_view(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
+        code, tokens = new_qe_room(client, 3)
+        room = client.get(f"/api/rooms/{code}").json()
+        auctioneer = room["to_act"][0]
+        winner, loser = (auctioneer + 1) % 3, (auctioneer + 2) % 3
+        tabs = {
+            seat: stack.enter_context(
+                client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={tokens[seat]}"})
+            )
+            for seat in range(3)
+        }
+        spectator = stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}"))
+        first = {seat: drain(tab) for seat, tab in tabs.items()}
+        for seat, html in first.items():
+            assert 'id="r-status"' in html and 'id="r-seats"' in html  # a full fresh view on connect
+            assert ("Your move!" in html) == (seat == auctioneer)
+        assert "Your move!" not in drain(spectator)
+
+        def act(seat: int, action: dict[str, Any]) -> None:
+            version = client.get(f"/api/rooms/{code}").json()["version"]
+            answer = client.post(
+                f"/api/rooms/{code}/actions", json={"version": version, "action": action}, headers=auth(tokens[seat])
+            )
+            assert answer.status_code == 200, answer.text
+
+        act(auctioneer, {"type": "open_bid", "amount": 40})
+        pushed = {seat: drain(tab) for seat, tab in tabs.items()}
+        public = drain(spectator)
+        assert all(pushed.values()) and public
+        assert "Your move!" in pushed[winner] and "Your move!" in pushed[loser]
+        assert "Your move!" not in pushed[auctioneer] and "Your move!" not in public
+        assert 'id="r-lobby"' not in public  # unchanged regions are not re-sent
+
+        act(winner, {"type": "bid", "amount": SECRET_BID})
+        act(loser, {"type": "bid", "amount": 3})
+        pushed = {seat: drain(tab) for seat, tab in tabs.items()}
+        public = drain(spectator)
+        for who in (auctioneer, winner):
+            assert any(form in pushed[who] for form in secret_forms(SECRET_BID)), who
+        for html in (pushed[loser], public):
+            assert not any(form in html for form in secret_forms(SECRET_BID))
