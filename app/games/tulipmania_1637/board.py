@@ -31,15 +31,19 @@ START_PRICE = 50  # every price indicator tulip starts on this space of the bott
 
 Position = tuple[int, int]
 
-_BOTTOM_UP = tuple(reversed(PRICE_BOARD))
+
+def _row(row: int) -> tuple[str, tuple[int, ...]]:
+    """Row ``row`` counted from the bottom, read from the table at each call (so a replaced table
+    takes effect everywhere)."""
+    return PRICE_BOARD[len(PRICE_BOARD) - 1 - row]
 
 
 def rows() -> int:
-    return len(_BOTTOM_UP)
+    return len(PRICE_BOARD)
 
 
 def columns() -> int:
-    return len(_BOTTOM_UP[0][1])
+    return len(PRICE_BOARD[0][1])
 
 
 def pos(cell: Sequence[int]) -> Position:
@@ -48,11 +52,11 @@ def pos(cell: Sequence[int]) -> Position:
 
 
 def value(cell: Sequence[int]) -> int:
-    return _BOTTOM_UP[cell[0]][1][cell[1]]
+    return _row(cell[0])[1][cell[1]]
 
 
 def kind(cell: Sequence[int]) -> str:
-    return _BOTTOM_UP[cell[0]][0]
+    return _row(cell[0])[0]
 
 
 def is_burst(cell: Sequence[int]) -> bool:
@@ -66,14 +70,14 @@ def is_cheap(cell: Sequence[int]) -> bool:
 
 
 def start() -> Position:
-    return (0, _BOTTOM_UP[0][1].index(START_PRICE))
+    return (0, _row(0)[1].index(START_PRICE))
 
 
 def purchase_track() -> list[Position]:
     """The green arrows: current spaces in reading order (bottom row first, left to right), then the
     burst spaces, so the last current space leads to the first burst space."""
-    current = [(r, c) for r in range(rows()) if _BOTTOM_UP[r][0] == CURRENT for c in range(columns())]
-    burst = [(r, c) for r in range(rows()) if _BOTTOM_UP[r][0] == BURST for c in range(columns())]
+    current = [(r, c) for r in range(rows()) if _row(r)[0] == CURRENT for c in range(columns())]
+    burst = [(r, c) for r in range(rows()) if _row(r)[0] == BURST for c in range(columns())]
     return current + burst
 
 

@@ -233,6 +233,8 @@ def apply(state: State, seat: Any, action: Any) -> State:
     if seat not in to_act(state):
         if state["phase"] == CHOOSE and seat != state["current"]:
             raise IllegalAction(N_("You have already chosen an action card; wait for the reveal."))
+        if state["phase"] == CHOOSE:
+            raise IllegalAction(N_("Wait for the other players to choose their action cards."))
         raise IllegalAction(N_("It is {seat}'s turn, not yours."), seat=base.seat_ref(state["current"]))
     handler = _HANDLERS.get((state["phase"], action["type"]))
     if handler is None:
