@@ -68,7 +68,7 @@ INFO = GameInfo(
             help=N_("Mortgaged tulips must be redeemed with cash before they can be sold."),
         ),
     ),
-    regions=("board", "auction", "hand", "history", "log"),
+    regions=("auction", "hand", "board", "history", "log"),
 )
 
 

@@ -1,0 +1,125 @@
+"""Tulip Bubble pages and catalogues: every region renders in all locales, forms only for legal
+actions, no seat's page shows another seat's hand or cash, every string is translated."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_python
+from babel.messages.pofile import read_po
+from jinja2.ext import babel_extract
+
+from app.games import base
+from app.games.base import State
+from app.games.tulip_bubble import ENGINE
+from app.web.render import render_seat_html
+
+ROOT = Path(__file__).resolve().parents[3]
+LOCALES = ("en", "zh_Hant", "zh_Hans")
+
+
+def positions(players: int, seed: int) -> list[State]:
+    """One state per phase met in a bot game, the final one included."""
+    state = ENGINE.setup(players, {}, seed)
+    rng = random.Random(seed)
+    seen: dict[str, State] = {}
+    while not state["finished"]:
+        seen.setdefault(state["phase"], state)
+        if state["round"] >= 3 and state["phase"] not in ("selling",):
+            seen.setdefault(f"{state['phase']}-late", state)
+        seat = ENGINE.to_act(state)[0]
+        state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
+    seen["finished"] = state
+    return list(seen.values())
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_every_region_renders_for_every_seat_and_locale(players: int) -> None:
+    for state in positions(players, seed=players):
+        for seat in [None, *range(players)]:
+            for locale in LOCALES:
+                html = render_seat_html(ENGINE, state, seat, locale)
+                assert "<svg" in html and 'id="r-g-board"' in html
+
+
+def test_forms_are_rendered_only_for_legal_actions() -> None:
+    """Templates: render forms only for actions present in ``legal``."""
+    for state in positions(4, seed=9):
+        for seat in range(4):
+            html = render_seat_html(ENGINE, state, seat)
+            offered = set(re.findall(r'name="type" value="([a-z_]+)"', html))
+            legal = {template["type"] for template in ENGINE.legal_actions(state, seat)}
+            assert offered <= legal, (state["phase"], offered - legal)
+            if seat in ENGINE.to_act(state):
+                assert offered, state["phase"]
+
+
+def test_auction_page_shows_minimum_bid_quick_amounts_and_overflow() -> None:
+    state = next(s for s in positions(4, seed=2) if s["phase"] == "auction")
+    seat = ENGINE.to_act(state)[0]
+    minimum = ENGINE.view(state, seat)["auction"]["min_bid"]
+    html = render_seat_html(ENGINE, state, seat)
+    for amount in (minimum, minimum + 1, minimum + 2, minimum + 5):
+        assert f'name="amount" value="{amount}"' in html
+    assert "Overflow:" in html and 'value="drop"' in html
+
+
+def _with_other_secrets(state: State, owner: int) -> State:
+    other = base.copy_state(state)
+    other["cash"][owner] += 41
+    hand = other["hands"][owner]
+    for index in range(min(len(hand), len(other["deck"]))):
+        hand[index], other["deck"][index] = other["deck"][index], hand[index]
+    return other
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_no_rendered_page_shows_another_seats_hand_or_cash(players: int) -> None:
+    """Ruling 12: a page is identical whatever another seat holds and owns (until the game ends)."""
+    for state in positions(players, seed=20 + players):
+        if state["finished"]:
+            continue
+        for owner in range(players):
+            variant = _with_other_secrets(state, owner)
+            for viewer in [None, *range(players)]:
+                if viewer != owner:
+                    assert render_seat_html(ENGINE, state, viewer) == render_seat_html(
+                        ENGINE, variant, viewer
+                    )
+
+
+def test_end_screen_shows_each_players_cash_debts_and_assets() -> None:
+    final = positions(4, seed=5)[-1]
+    html = render_seat_html(ENGINE, final, 0)
+    for seat in range(4):
+        assert f">{final['end']['assets'][seat]}<" in html
+
+
+def _msgids() -> list[str]:
+    found: list[str] = []
+    for path in sorted((ROOT / "app/games/tulip_bubble").glob("*.py")):
+        with path.open("rb") as handle:
+            found += [message for _, _, message, _ in extract_python(handle, {"N_": None}, [], {}) if message]
+    for path in sorted((ROOT / "templates/games/tulip-bubble").glob("*.html")):
+        with path.open("rb") as handle:
+            for _, _, message, _ in babel_extract(
+                handle, ("_", "gettext"), [], {"extensions": "jinja2.ext.i18n"}
+            ):
+                found += (
+                    [m for m in message if m] if isinstance(message, tuple) else [message] if message else []
+                )
+    return list(dict.fromkeys(found))
+
+
+@pytest.mark.parametrize("locale", ["zh_Hant", "zh_Hans"])
+def test_every_string_has_a_translation_with_the_same_placeholders(locale: str) -> None:
+    with (ROOT / f"app/games/tulip_bubble/locale/{locale}.po").open("rb") as handle:
+        catalog = read_po(handle, locale=locale)
+    for msgid in _msgids():
+        message = catalog.get(msgid)
+        assert message is not None and message.string, msgid
+        placeholders = re.compile(r"\{\w+\}|%\(\w+\)s")
+        assert sorted(placeholders.findall(message.string)) == sorted(placeholders.findall(msgid)), msgid
