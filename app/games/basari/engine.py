@@ -24,7 +24,7 @@ INFO = GameInfo(
         "Pick an action in secret, bargain with gems when someone picked the same, "
         "and lead the colours when the market closes."
     ),
-    regions=("players", "bank", "actions", "bargain", "summary", "log"),
+    regions=("summary", "bargain", "actions", "bank", "players", "log"),
 )
 
 RAISE_CONSTRAINT = N_(

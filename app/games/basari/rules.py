@@ -175,7 +175,7 @@ def start_turn(state: State) -> None:
         if card is not None:
             base.log_event(
                 state,
-                N_("{seat} drew a market card: {workers} workers, {points} points, gems {gems}."),
+                N_("{seat} drew a market card (workers {workers}, points {points}, gems {gems})."),
                 seat=base.seat_ref(seat),
                 workers=card["workers"],
                 points=card["points"],
@@ -239,7 +239,7 @@ def perform(state: State, seat: int, card: str) -> None:
         if drawn is not None:
             base.log_event(
                 state,
-                N_("{seat} performs A and adds a card with {workers} workers."),
+                N_("{seat} performs A and adds a market card (workers {workers})."),
                 seat=who,
                 workers=drawn["workers"],
             )
