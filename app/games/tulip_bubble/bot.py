@@ -18,6 +18,7 @@ from app.games import base
 from app.games.base import Action, State
 from app.games.tulip_bubble import rules
 from app.games.tulip_bubble.data import (
+    BLACK_TULIP_PRICE,
     BURST_SHUFFLED_WITH,
     COLLECTORS,
     MARKET_DECK,
@@ -125,6 +126,8 @@ def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -
                     )
         if best is not None:
             return best[1]
+    if _can_cash_out_for_black_tulip(state, seat):
+        return _cash_out(state, seat, legal)
     levels = expected_levels(state)
     for mortgage in sorted(state["mortgages"][seat], key=lambda m: m["card"]):
         card = mortgage["card"]
@@ -136,6 +139,31 @@ def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -
     for card in sorted(state["hands"][seat]):
         if rules.market_price(state, card) >= resale_value(state, card, levels):
             return {"type": "sell", "card": card}
+    return {"type": "end_turn"}
+
+
+def _can_cash_out_for_black_tulip(state: State, seat: int) -> bool:
+    """Whether selling everything now leaves 120 cash and no mortgage, so the black tulip is ours."""
+    if not state["mortgages"][seat] and state["cash"][seat] >= BLACK_TULIP_PRICE:
+        return False  # already qualified: keep the hand, the declaration is automatic
+    liquid = state["cash"][seat] + sum(rules.market_price(state, card) for card in state["hands"][seat])
+    liquid += sum(rules.market_price(state, m["card"]) - m["amount"] for m in state["mortgages"][seat])
+    return liquid >= BLACK_TULIP_PRICE
+
+
+def _cash_out(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
+    """Clear the mortgages first (sell them, or redeem them without margin trading), then sell the hand."""
+    for mortgage in sorted(
+        state["mortgages"][seat], key=lambda m: m["amount"] - rules.market_price(state, m["card"])
+    ):
+        for kind in ("sell_mortgage", "redeem"):
+            if kind in legal and mortgage["card"] in legal[kind]["params"]["card"]["options"]:
+                return {"type": kind, "card": mortgage["card"]}
+    if state["hands"][seat]:
+        return {
+            "type": "sell",
+            "card": max(state["hands"][seat], key=lambda card: rules.market_price(state, card)),
+        }
     return {"type": "end_turn"}
 
 

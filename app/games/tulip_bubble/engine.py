@@ -303,7 +303,7 @@ def _int_param(action: Action, key: str) -> int:
         raise IllegalAction(N_("Give a whole number of guilders."))
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("+").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("+").isdecimal():
         return int(value.strip())
     raise IllegalAction(N_("Give a whole number of guilders."))
 
