@@ -27,7 +27,7 @@ from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web import api
 from app.web.live import LiveRooms, Tab, make_table, regions_for
-from app.web.render import ROOT, oob_fragments, render_page, wrap_region
+from app.web.render import ROOT, oob_fragments, regions_container, render_page, wrap_region
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             room=snapshot,
             info=info,
             seat=seat,
-            regions=[wrap_region(region, html, oob=False) for region, html in regions.items()],
+            regions=regions_container(regions, oob=False),
             table=make_table(snapshot, seat, live.connected(snapshot.code)),
             invite_url=f"{base_url(request)}/r/{snapshot.code}",
             resume_url=f"{base_url(request)}/r/{snapshot.code}/resume/{request.cookies[seat_cookie(snapshot.code)]}"

@@ -15,7 +15,7 @@ from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
 
 from app.rooms import RoomError, RoomService, RoomSnapshot
-from app.web.render import Table, oob_fragments, render_regions
+from app.web.render import Table, oob_fragments, regions_container, render_regions, wrap_region
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,7 @@ class Tab:
     seat: int | None
     locale: str
     sent: dict[str, str] = field(default_factory=dict)
+    version: int = -1
 
 
 def make_table(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) -> Table:
@@ -91,15 +92,24 @@ class LiveRooms:
             return
         connected = self.connected(code)
         for tab in tabs:
+            if snapshot.version < tab.version:
+                continue  # a newer publish already reached this tab
             regions = regions_for(snapshot, tab.seat, tab.locale, connected)
-            changed = [region for region, html in regions.items() if tab.sent.get(region) != html]
-            if not changed:
-                continue
+            if tab.sent.keys() != regions.keys():
+                message = str(regions_container(regions, oob=True))
+            else:
+                changed = [region for region, html in regions.items() if tab.sent[region] != html]
+                if not changed:
+                    continue
+                message = oob_fragments(regions, changed)
+            if snapshot.version != tab.version:
+                message += str(wrap_region("flash", "", oob=True))  # the table moved on: old errors go
             try:
-                await tab.socket.send_text(oob_fragments(regions, changed))
+                await tab.socket.send_text(message)
             except Exception:  # a closed socket: its own handler will leave
                 continue
             tab.sent = regions
+            tab.version = snapshot.version
 
     # ------------------------------------------------------------------ bots
     def kick_bots(self, code: str) -> None:

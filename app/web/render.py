@@ -121,6 +121,13 @@ def wrap_region(region: str, html: str, oob: bool) -> Markup:
     return Markup(f'<section id="r-{region}" class="region region-{region}"{oob_attr}>{html}</section>')
 
 
+def regions_container(regions: dict[str, str], oob: bool) -> Markup:
+    """All regions in their container: pushed whole when the set of regions changes (game start)."""
+    inner = "".join(wrap_region(region, html, oob=False) for region, html in regions.items())
+    oob_attr = ' hx-swap-oob="true"' if oob else ""
+    return Markup(f'<div id="regions"{oob_attr}>{inner}</div>')
+
+
 def oob_fragments(regions: dict[str, str], only: Iterable[str] | None = None) -> str:
     chosen = regions if only is None else {key: regions[key] for key in only}
     return "".join(wrap_region(region, html, oob=True) for region, html in chosen.items())

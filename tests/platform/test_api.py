@@ -38,7 +38,9 @@ def play_random_move(client: TestClient, code: str, tokens: list[str], rng: rand
     for _ in range(100):
         action = random_legal_action(mine["legal"], rng)
         answer = client.post(
-            f"/api/rooms/{code}/actions", json={"version": mine["version"], "action": action}, headers=auth(tokens[seat])
+            f"/api/rooms/{code}/actions",
+            json={"version": mine["version"], "action": action},
+            headers=auth(tokens[seat]),
         )
         if answer.status_code == 200:
             return answer.json()
@@ -84,18 +86,30 @@ def test_refusals_leave_the_room_unchanged(settings: Settings) -> None:
         assert post(tokens[other], {"version": version, "action": bid}).status_code == 403  # not your turn
         assert post(None, {"version": version, "action": bid}).status_code == 403  # spectator
         assert post("forged-token", {"version": version, "action": bid}).status_code == 403
-        refused = post(tokens[auctioneer], {"version": version, "action": {"type": "open_bid", "amount": "-3"}})
+        refused = post(
+            tokens[auctioneer], {"version": version, "action": {"type": "open_bid", "amount": "-3"}}
+        )
         assert refused.status_code == 422 and refused.json()["detail"]
-        assert post(tokens[auctioneer], {"version": version, "action": {"type": "open_bid", "amount": "1.5"}}).status_code == 422
+        assert (
+            post(
+                tokens[auctioneer], {"version": version, "action": {"type": "open_bid", "amount": "1.5"}}
+            ).status_code
+            == 422
+        )
         assert post(tokens[auctioneer], {"version": version + 3, "action": bid}).status_code == 409
         assert post(tokens[auctioneer], {"version": "x", "action": bid}).status_code == 422  # malformed body
         assert post(tokens[auctioneer], {"action": bid}).status_code == 422
-        assert client.post("/api/rooms/nosuchroom234/actions", json={"version": 1, "action": bid}).status_code == 404
+        assert (
+            client.post("/api/rooms/nosuchroom234/actions", json={"version": 1, "action": bid}).status_code
+            == 404
+        )
         assert client.get("/api/rooms/nosuchroom234").status_code == 404
         assert client.get(f"/api/rooms/{code}").json()["version"] == version
         assert client.get(f"/api/rooms/{code}/log").json()["events"] == room_log(client, code)
 
-        accepted = post(tokens[auctioneer], {"version": version, "action": {"type": "open_bid", "amount": str(BIG)}})
+        accepted = post(
+            tokens[auctioneer], {"version": version, "action": {"type": "open_bid", "amount": str(BIG)}}
+        )
         assert accepted.status_code == 200, accepted.text
         duplicate = post(tokens[auctioneer], {"version": version, "action": bid})
         assert duplicate.status_code in (403, 409)
@@ -125,10 +139,15 @@ def test_bots_fill_and_finish_a_game(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
         created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
         code, token = created["code"], created["token"]
-        assert client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token)).status_code == 200
+        assert (
+            client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token)).status_code
+            == 200
+        )
         assert client.post(f"/api/rooms/{code}/bots", json={"fill": True}).status_code == 403
         client.post(f"/api/rooms/{code}/start", headers=auth(token))
-        assert client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token)).status_code == 200
+        assert (
+            client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token)).status_code == 200
+        )
         for _ in range(500):
             if client.get(f"/api/rooms/{code}").json()["status"] == "finished":
                 break

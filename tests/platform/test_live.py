@@ -39,7 +39,9 @@ def test_each_seat_gets_its_own_push_and_spectators_the_public_view(settings: Se
         winner, loser = (auctioneer + 1) % 3, (auctioneer + 2) % 3
         tabs = {
             seat: stack.enter_context(
-                client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={tokens[seat]}"})
+                client.websocket_connect(
+                    f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={tokens[seat]}"}
+                )
             )
             for seat in range(3)
         }
@@ -53,7 +55,9 @@ def test_each_seat_gets_its_own_push_and_spectators_the_public_view(settings: Se
         def act(seat: int, action: dict[str, Any]) -> None:
             version = client.get(f"/api/rooms/{code}").json()["version"]
             answer = client.post(
-                f"/api/rooms/{code}/actions", json={"version": version, "action": action}, headers=auth(tokens[seat])
+                f"/api/rooms/{code}/actions",
+                json={"version": version, "action": action},
+                headers=auth(tokens[seat]),
             )
             assert answer.status_code == 200, answer.text
 

@@ -22,15 +22,15 @@ from app.games.tulipmania_1637 import ENGINE, rules
 # movement is between players. Per the rulebook: proxy sales, all-pass sales, burst sell-offs,
 # the final sale after a round of declines (count x amount), and buying from the stockpile.
 BANK_PAYS = {
-    "{winner} discards a {colour} buyer; the bank pays {seller} ƒ{amount} (1 – Purchase by proxy).",
+    "{winner} discards one {colour} buyer; the bank pays {seller} ƒ{amount} (1 – Purchase by proxy).",
     "{winner} discards two {colour} buyers; the bank pays {seller} ƒ{amount} (3 – Speculate by proxy).",
     "Nobody wants the {colour} tulip: the bank pays {seller} ƒ{amount}.",
-    "{seat} sells a {colour} tulip to a {colour} buyer for ƒ{amount}.",
-    "{seat} sells off a {colour} tulip for ƒ{amount}.",
+    "{seat} sells one {colour} tulip to one of their {colour} buyers for ƒ{amount}.",
+    "{seat} sells off one {colour} tulip for ƒ{amount}.",
     "{seat} sells {count} {colour} tulip(s) at ƒ{amount} each.",
 }
 BANK_RECEIVES = {
-    "{seat} buys a {colour} tulip from the stockpile for ƒ{amount}; the price rises to ƒ{after}.",
+    "{seat} buys one {colour} tulip from the stockpile for ƒ{amount}; the price rises to ƒ{after}.",
 }
 
 SEEDS = range(10)

@@ -398,7 +398,7 @@ def test_taking_a_face_up_buyer_turns_over_the_top_of_the_deck() -> None:
 def test_drawing_blind_is_told_only_to_the_drawer() -> None:
     state = play(drawing(["yellow", "orange"], [], ["purple"]), BILL, type="draw_buyer")
     private = [e for e in state["events"] if e["to"] is not None]
-    assert private == [{"text": "You drew a {colour} buyer.", "params": {"colour": "yellow"}, "to": [BILL]}]
+    assert private == [{"text": "Your new buyer is {colour}.", "params": {"colour": "yellow"}, "to": [BILL]}]
 
 
 def test_drawn_buyer_of_a_burst_colour_is_replaced_from_the_reserve_repeatedly() -> None:

@@ -1,0 +1,120 @@
+"""Tulipmania 1637 templates: every region renders for every seat, and no seat's HTML carries another
+seat's buyer colours or unrevealed action card."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from app.games import base
+from app.games.base import State
+from app.games.tulipmania_1637 import ENGINE, rules
+from app.web.render import render_seat_html
+
+ANN, BILL, CHARLES, DAVE = 0, 1, 2, 3
+
+
+def disguised(state: State, target: int) -> State:
+    """The same table except for ``target``'s secrets: buyer colours, an unrevealed card, deck order."""
+    other = base.copy_state(state)
+    colours = other["colours"]
+    rotation = {c: colours[(i + 1) % len(colours)] for i, c in enumerate(colours)}
+    other["buyers"][target] = sorted(rotation[c] for c in other["buyers"][target])
+    if other["sale"] is not None and other["sale"]["cards"][target] is not None:
+        other["sale"]["cards"][target] = (other["sale"]["cards"][target] + 2) % 5
+    other["deck"] = other["deck"][::-1]
+    other["reserve"] = other["reserve"][::-1]
+    return other
+
+
+def played_states(players: int, seed: int) -> list[State]:
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, {}, seed)
+    states = [state]
+    while not state["finished"]:
+        seat = ENGINE.to_act(state)[0]
+        state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_rendered_html_of_a_seat_never_depends_on_another_seats_secrets(players: int) -> None:
+    states = played_states(players, seed=players)
+    for state in states[:: max(1, len(states) // 6)] + [states[-1]]:
+        for target in range(players):
+            other = disguised(state, target)
+            for seat in [None, *range(players)]:
+                if seat != target:
+                    assert render_seat_html(ENGINE, state, seat) == render_seat_html(ENGINE, other, seat)
+
+
+@pytest.mark.parametrize("locale", ["en", "zh_Hant", "zh_Hans"])
+def test_every_region_renders_through_a_whole_game(locale: str) -> None:
+    for state in played_states(4, seed=11)[::3]:
+        for seat in (None, 0, 1, 2, 3):
+            html = render_seat_html(ENGINE, state, seat, locale)
+            assert 'id="r-g-board"' in html and 'id="r-g-history"' in html
+
+
+def sale_open() -> State:
+    state = ENGINE.setup(4, {}, 7)
+    state["current"], state["priority"] = BILL, ANN
+    state["buyers"] = [["orange", "purple", "yellow"], ["blue"] * 3, ["purple"] * 3, ["yellow"] * 3]
+    state = ENGINE.apply(state, BILL, {"type": "sell", "colour": "orange"})
+    return ENGINE.apply(state, ANN, {"type": "play", "card": rules.PURCHASE})
+
+
+def forms(html: str) -> list[str]:
+    return re.findall(r'name="type" value="([a-z_]+)"', html)
+
+
+def test_choosers_see_their_cards_with_consequences_and_unfulfillable_ones_disabled() -> None:
+    html = render_seat_html(ENGINE, sale_open(), CHARLES)
+    assert "Pay ƒ50, price goes to ƒ75." in html
+    assert "Pay ƒ150, price goes to ƒ250." in html  # 4 – Speculate at ƒ50
+    assert re.search(r'value="1" class="primary" disabled>1 – Purchase by proxy', html)
+    assert re.search(r'value="4" class="primary">4 – Speculate', html)
+    assert "Player 1: has chosen" in html and "Player 4: choosing…" in html
+
+
+def test_others_see_who_has_chosen_but_never_what() -> None:
+    state = sale_open()
+    for seat in (None, BILL, CHARLES):
+        html = render_seat_html(ENGINE, state, seat)
+        assert "Player 1: has chosen" in html
+        assert "2 – Purchase</b>" not in html and "You played" not in html
+    assert "You played 2 – Purchase face down." in render_seat_html(ENGINE, state, ANN)
+    assert "play" not in forms(render_seat_html(ENGINE, state, ANN))
+
+
+def test_the_reveal_shows_every_card_and_the_winner() -> None:
+    state = sale_open()
+    state = ENGINE.apply(state, CHARLES, {"type": "play", "card": rules.PASS})
+    state = ENGINE.apply(state, DAVE, {"type": "play", "card": rules.SPECULATE})
+    html = render_seat_html(ENGINE, state, None)
+    assert "Player 1: <b>2 – Purchase</b>" in html and "Player 3: <b>Pass</b>" in html
+    assert re.search(r"Player 4: <b>4 – Speculate</b> <span class=\"tag turn\">wins the sale", html)
+
+
+def test_spectators_get_no_forms_and_only_the_seat_to_act_gets_its_forms() -> None:
+    state = ENGINE.setup(4, {}, 3)
+    current = state["current"]
+    assert forms(render_seat_html(ENGINE, state, None)) == []
+    assert set(forms(render_seat_html(ENGINE, state, current))) == {"sell"}
+    assert forms(render_seat_html(ENGINE, state, (current + 1) % 4)) == []
+
+
+def test_own_buyer_colours_are_shown_to_their_owner() -> None:
+    state = sale_open()
+    html = render_seat_html(ENGINE, state, DAVE)
+    assert re.search(r"Y</b> yellow</span>\s*<span>3 buyer\(s\)</span>", html)
+
+
+def test_a_burst_is_played_out_step_by_step_in_the_log_and_standings_close_the_game() -> None:
+    final = played_states(3, seed=5)[-1]
+    html = render_seat_html(ENGINE, final, None)
+    assert "bubble bursts at ƒ" in html and "Final standings" in html
+    assert html.count("sells off one") + html.count("to one of their") >= 3

@@ -1,0 +1,46 @@
+"""Running the real server in a subprocess on a loopback port (restart and browser tests)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(
+    database: Path, port: int, bot_delay: float = 0.0, log: IO[bytes] | int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """Start ``python -m app`` on 127.0.0.1:port and wait until /healthz answers."""
+    env = {
+        **os.environ,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "BOURSE_DATABASE_URL": f"sqlite:///{database}",
+        "BOURSE_BOT_DELAY": str(bot_delay),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the server did not start")
