@@ -271,7 +271,7 @@ def _sell(state: State, seat: int, action: dict[str, Any]) -> None:
     state["phase"] = CHOOSE
     base.log_event(
         state,
-        N_("{seat} puts a {colour} tulip up for sale at ƒ{price}."),
+        N_("{seat} offers one {colour} tulip for sale at ƒ{price}."),
         seat=base.seat_ref(seat),
         colour=colour_ref(colour),
         price=price(state, colour),
@@ -394,7 +394,7 @@ def _settle_sale(state: State) -> None:
         state["cash"][seller] += paid
         text = (
             N_(
-                "{winner} discards a {colour} buyer; the bank pays {seller} ƒ{amount} (1 – Purchase by proxy)."
+                "{winner} discards one {colour} buyer; the bank pays {seller} ƒ{amount} (1 – Purchase by proxy)."
             )
             if card == PURCHASE_BY_PROXY
             else N_(
@@ -461,7 +461,7 @@ def _fresh_buyer(state: State, card: str) -> str | None:
         base.log_event(
             state,
             N_(
-                "A {colour} buyer was drawn, but {colour} has burst: it is removed and replaced from the reserve."
+                "The buyer drawn is {colour}, a colour that has burst: it is removed and replaced from the reserve."
             ),
             colour=colour_ref(card),
         )
@@ -484,7 +484,7 @@ def _draw_buyer(state: State, seat: int, action: dict[str, Any]) -> None:
     card = _fresh_buyer(state, state["deck"].pop(0))
     _give_buyer(state, seat, card)
     if card is not None:
-        base.log_event(state, N_("You drew a {colour} buyer."), to=[seat], colour=colour_ref(card))
+        base.log_event(state, N_("Your new buyer is {colour}."), to=[seat], colour=colour_ref(card))
     _after_draw(state)
 
 
@@ -503,7 +503,7 @@ def _take_buyer(state: State, seat: int, action: dict[str, Any]) -> None:
     replacement = _fresh_buyer(state, state["deck"].pop(0))
     if replacement is not None:
         state["face_up"].insert(index, replacement)
-        base.log_event(state, N_("A {colour} buyer is turned face up."), colour=colour_ref(replacement))
+        base.log_event(state, N_("The new face-up buyer is {colour}."), colour=colour_ref(replacement))
     _after_draw(state)
 
 
@@ -529,7 +529,7 @@ def _buy(state: State, seat: int, action: dict[str, Any]) -> None:
         if state["stock"][colour] == 0:
             raise IllegalAction(N_("There is no {colour} tulip in the stockpile."), colour=colour_ref(colour))
         raise IllegalAction(
-            N_("You have only ƒ{cash}; a {colour} tulip costs ƒ{price}."),
+            N_("You have only ƒ{cash}; one {colour} tulip costs ƒ{price}."),
             cash=state["cash"][seat],
             colour=colour_ref(colour),
             price=price(state, colour),
@@ -542,7 +542,7 @@ def _buy(state: State, seat: int, action: dict[str, Any]) -> None:
     _move_price(state, colour, board.purchase(state["price"][colour]))
     base.log_event(
         state,
-        N_("{seat} buys a {colour} tulip from the stockpile for ƒ{amount}; the price rises to ƒ{after}."),
+        N_("{seat} buys one {colour} tulip from the stockpile for ƒ{amount}; the price rises to ƒ{after}."),
         seat=base.seat_ref(seat),
         colour=colour_ref(colour),
         amount=paid,
@@ -616,9 +616,9 @@ def _pay_out(state: State, colour: str, paired: bool) -> None:
             if paired:
                 state["buyers"][seat].remove(colour)
                 state["buyers_removed"] += 1
-                text = N_("{seat} sells a {colour} tulip to a {colour} buyer for ƒ{amount}.")
+                text = N_("{seat} sells one {colour} tulip to one of their {colour} buyers for ƒ{amount}.")
             else:
-                text = N_("{seat} sells off a {colour} tulip for ƒ{amount}.")
+                text = N_("{seat} sells off one {colour} tulip for ƒ{amount}.")
             base.log_event(state, text, seat=base.seat_ref(seat), colour=colour_ref(colour), amount=amount)
         _move_price(state, colour, board.sell_off_step(state["price"][colour]))
         base.log_event(
@@ -643,7 +643,7 @@ def _burst(state: State, colour: str, speculator: int | None) -> None:
                 state["buyers_removed"] += 1
                 base.log_event(
                     state,
-                    N_("{seat} loses a {colour} buyer: the price is too high."),
+                    N_("{seat} loses one {colour} buyer: the price is too high for them."),
                     seat=base.seat_ref(seat),
                     colour=colour_ref(colour),
                 )
@@ -675,11 +675,11 @@ def _remove_colour(state: State, colour: str) -> None:
             base.log_event(state, N_("The face-up {colour} buyer is discarded."), colour=colour_ref(colour))
             card = _fresh_buyer(state, card)
             if card is not None:
-                base.log_event(state, N_("A {colour} buyer is turned face up."), colour=colour_ref(card))
+                base.log_event(state, N_("The new face-up buyer is {colour}."), colour=colour_ref(card))
         if card is not None:
             face_up.append(card)
     state["face_up"] = face_up
-    base.log_event(state, N_("{colour} tulips leave the game."), colour=colour_ref(colour))
+    base.log_event(state, N_("The {colour} tulips leave the game."), colour=colour_ref(colour))
 
 
 def _burst_and_check_end(state: State, colour: str, speculator: int | None) -> None:

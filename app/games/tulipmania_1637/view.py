@@ -8,6 +8,7 @@ before the reveal.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from app.games import base
@@ -32,6 +33,7 @@ from app.games.tulipmania_1637.rules import (
     can_fulfil,
     price,
     purchase_options,
+    to_act,
     tulip_total,
     winners,
 )
@@ -58,6 +60,11 @@ def card_consequence(cell: list[int], card: int) -> dict[str, Any] | None:
     }
 
 
+def _drawn(cell: Sequence[int]) -> list[int]:
+    """A position as the board is drawn: [row counted from the top, column]."""
+    return [board.rows() - 1 - cell[0], cell[1]]
+
+
 def _colour_view(state: State, colour: str) -> dict[str, Any]:
     cell = state["price"][colour]
     live = colour in state["live"]
@@ -73,15 +80,18 @@ def _colour_view(state: State, colour: str) -> dict[str, Any]:
     if live:
         jump = board.speculate(cell)
         pass_pay, pass_land = board.all_pass(cell)
+        purchase_to = board.purchase(cell)
         info.update(
             {
-                "row": board.rows() - 1 - cell[0],  # counted from the top, as the board is drawn
-                "col": cell[1],
-                "purchase_to": board.value(board.purchase(cell)),
+                "cell": _drawn(cell),
+                "purchase_to": board.value(purchase_to),
+                "purchase_cell": _drawn(purchase_to),
                 "speculate_pay": None if jump is None else board.value(jump[0]),
                 "speculate_to": None if jump is None else board.value(jump[1]),
+                "speculate_cell": None if jump is None else _drawn(jump[1]),
                 "pass_pay": pass_pay,
                 "pass_to": board.value(pass_land),
+                "pass_cell": _drawn(pass_land),
                 "cheap": board.is_cheap(cell),
             }
         )
@@ -105,6 +115,15 @@ def _my_cards(state: State, seat: int) -> list[dict[str, Any]]:
             }
         )
     return cards
+
+
+def _last_sale(state: State) -> dict[str, Any] | None:
+    """The most recent reveal: every card played (after illegal ones became Pass), the winner and price."""
+    last = state["last_sale"]
+    if last is None:
+        return None
+    names = [None if card is None else CARD_NAMES[card] for card in last["cards"]]
+    return {**last, "cards": list(last["cards"]), "card_names": names}
 
 
 def view(state: State, seat: int | None) -> View:
@@ -132,6 +151,7 @@ def view(state: State, seat: int | None) -> View:
         "current": state["current"],
         "priority": state["priority"],
         "board": [{"kind": kind, "values": list(values)} for kind, values in board.PRICE_BOARD],
+        "price_levels": sorted({v for _, values in board.PRICE_BOARD for v in values}),
         "colours": [_colour_view(state, c) for c in state["colours"]],
         "live": list(state["live"]),
         "burst": list(state["burst"]),
@@ -141,7 +161,7 @@ def view(state: State, seat: int | None) -> View:
         "buyers_removed": state["buyers_removed"],
         "seats": seats,
         "sold_colour": state["sold_colour"],
-        "last_sale": None if state["last_sale"] is None else dict(state["last_sale"]),
+        "last_sale": _last_sale(state),
         "quiet_turns": state["quiet_turns"],
         "finished": state["finished"],
         "end_reason": state["end_reason"],
@@ -149,6 +169,7 @@ def view(state: State, seat: int | None) -> View:
         "my_buyers": None,
         "my_cards": [],
         "my_card": None,
+        "my_card_name": None,
         "purchase_options": [],
         "events": base.visible_events(state, seat),
     }
@@ -165,7 +186,8 @@ def view(state: State, seat: int | None) -> View:
         out["my_buyers"] = {c: buyers_of(state, seat, c) for c in state["colours"]}
         if sale is not None:
             out["my_card"] = sale["cards"][seat]
-            choosing = state["phase"] == CHOOSE and seat != state["current"]
+            out["my_card_name"] = None if out["my_card"] is None else CARD_NAMES[out["my_card"]]
+            choosing = state["phase"] == CHOOSE and seat in to_act(state)
             if choosing or (state["phase"] == SELLER_CHOICE and seat == state["current"]):
                 out["my_cards"] = _my_cards(state, seat)
         if state["phase"] not in (OVER,) and seat == state["current"]:
