@@ -43,7 +43,7 @@ def test_three_browsers_play_qe_to_the_final_table(browser: Any, server_url: str
         raise
     for number, page in enumerate(pages):
         assert page.locator("#r-status").inner_text().count("Game over") == 1
-        assert page.locator("#r-g-sheet table").count()  # the final table of every sheet
+        assert page.locator("#r-g-players table").count()  # the final table of every sheet
         page.screenshot(path=str(artifacts / f"qe-final-seat-{number + 1}.png"), full_page=True)
     for context in contexts:
         context.close()
