@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from jinja2.ext import babel_extract
 from app.games import base
 from app.games.base import State
 from app.games.tulip_bubble import ENGINE
+from app.web.app import form_to_action
 from app.web.render import render_seat_html
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,6 +57,37 @@ def test_forms_are_rendered_only_for_legal_actions() -> None:
             assert offered <= legal, (state["phase"], offered - legal)
             if seat in ENGINE.to_act(state):
                 assert offered, state["phase"]
+
+
+class _Forms(HTMLParser):
+    """The fields each game-action form of a page would post (hidden and prefilled inputs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[list[tuple[str, str]]] = []
+        self.in_action_form = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        fields = dict(attrs)
+        if tag == "form":
+            self.in_action_form = str(fields.get("action", "")).endswith("/act")
+            if self.in_action_form:
+                self.forms.append([])
+        elif tag == "input" and self.in_action_form and fields.get("name") not in (None, "version"):
+            self.forms[-1].append((str(fields["name"]), str(fields.get("value", ""))))
+
+
+def test_every_form_on_a_page_posts_an_action_the_engine_accepts() -> None:
+    """Forms carry exactly the engine's params (a player clicking any button is never refused)."""
+    checked = 0
+    for state in positions(4, seed=13) + positions(5, seed=4):
+        for seat in range(state["players"]):
+            parser = _Forms()
+            parser.feed(render_seat_html(ENGINE, state, seat))
+            for fields in parser.forms:
+                ENGINE.apply(state, seat, form_to_action(fields))
+                checked += 1
+    assert checked > 20
 
 
 def test_auction_page_shows_minimum_bid_quick_amounts_and_overflow() -> None:
