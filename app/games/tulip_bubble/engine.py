@@ -8,6 +8,17 @@ Phases kept in ``state["phase"]``:
     finished  the black tulip was declared or the Bubble Burst was revealed
 The event and end phases need no decision and run inside ``apply``. Redeeming a mortgage is legal
 for every seat in every phase until the game ends (ruling 6).
+
+Choices where the seed and the ruling are silent:
+- A turn is skipped automatically only on public facts (no tulip and no mortgage to sell; no card
+  left to bid on; all tokens placed). A seat whose tokens all rest on mortgages keeps its placement
+  turn (FAQ Q1), and an auction winner is always asked how to pay, even when short of cash: skipping
+  either would tell the table something about that player's hidden cash.
+- Selling a mortgaged tulip below its recorded amount needs the cash to pay the difference.
+- "No margin trading" forbids only the direct sale of mortgaged tulips; other sales stay open.
+- If deck and discards together cannot fill Next Shipment (tulips hoarded in hands), all that is
+  left is dealt.
+- When the game ends, every player's cash, debts and assets are shown to all (the end screen).
 """
 
 from __future__ import annotations
