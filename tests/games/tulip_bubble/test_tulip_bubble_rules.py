@@ -4,6 +4,7 @@ ruling's edge cases (rulings/tulip-bubble.md). Positions are built card by card.
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from tulip_bubble_helpers import (
@@ -127,7 +128,8 @@ def test_plunge_that_runs_past_level_one_stays_put() -> None:
 
 
 def test_a_marker_pushed_past_seven_settles_on_the_nearest_free_level_below() -> None:
-    """Ruling 2 (edge rule): VI + 2 with VII taken comes back to VI's own level... or a free one."""
+    """Ruling 2 (edge rule): VI + 2 with VII taken runs past VII and settles back on VI (no move);
+    V + 3 with VII taken settles on VI, the nearest free level back toward V."""
     levels = {"red": 6, "white": 7, "yellow": 1}
     rules.move_marker(levels, "red", 2)
     assert levels["red"] == 6
@@ -590,8 +592,6 @@ def _seed_with_burst_at_round(target: int) -> int:
 @pytest.mark.parametrize("burst_round", [8, 10])
 def test_bubble_burst_at_the_earliest_and_latest_round_the_setup_allows(burst_round: int) -> None:
     """Set-up 4 ②: the Burst comes at the start of round 8 at the earliest and round 10 at the latest."""
-    import random
-
     seed = _seed_with_burst_at_round(burst_round)
     state = ENGINE.setup(3, {}, seed)
     rng = random.Random(seed)

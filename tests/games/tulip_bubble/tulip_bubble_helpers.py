@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.games.base import Action, State
 from app.games.tulip_bubble import ENGINE, rules
 from app.games.tulip_bubble.data import ROWS, all_tulips
@@ -119,7 +117,3 @@ def where_is_every_tulip(state: State) -> list[str]:
     cards += [card for hand in state["hands"] for card in hand]
     cards += [m["card"] for ms in state["mortgages"] for m in ms]
     return cards
-
-
-def params_of(action: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in action.items() if key != "type"}
