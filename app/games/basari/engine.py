@@ -71,7 +71,7 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
             legal.append(
                 {
                     "type": "offer",
-                    "label": N_("Raise"),
+                    "label": N_("Raise the offer"),
                     "params": {"gems": gems_domain},
                     "constraint": RAISE_CONSTRAINT,
                 }

@@ -316,7 +316,7 @@ def offer(state: State, seat: int, gems: Gems) -> None:
     bargain["to_move"] = second if seat == first else first
     base.log_event(
         state,
-        N_("{seat} offers {gems} ({count} gems) for {card}."),
+        N_("{seat} offers {gems} (total {count}) for {card}."),
         seat=base.seat_ref(seat),
         gems=format_gems(gems),
         count=gem_total(gems),
