@@ -30,10 +30,17 @@ def tile_value(players: int, sheet: dict[str, Any], tile: str) -> float:
     return after - before + 0.5 * prospects
 
 
-def price_per_point(seen: dict[str, Any]) -> float:
-    """The table's price level: money per victory point in opening bids and known amounts."""
-    samples = [h["open_bid"] / h["tile"]["points"] for h in seen["history"] if h["open_bid"]]
-    samples += [h["amount"] / h["tile"]["points"] for h in seen["history"] if h["amount"]]
+def price_per_point(seen: dict[str, Any], me: int) -> float:
+    """The table's price level: money per victory point in the others' opening bids and the
+    amounts the bot saw them pay (its own purchases are left out so it does not chase itself)."""
+    samples = [
+        h["open_bid"] / h["tile"]["points"]
+        for h in seen["history"]
+        if h["open_bid"] and h["auctioneer"] != me
+    ]
+    samples += [
+        h["amount"] / h["tile"]["points"] for h in seen["history"] if h["amount"] and h["winner"] != me
+    ]
     return median(samples) if samples else DEFAULT_PRICE_PER_POINT
 
 
@@ -51,12 +58,14 @@ def expected_spend(seen: dict[str, Any], seat: int) -> float:
 
 
 def budget_left(seen: dict[str, Any], me: int, price: float) -> float:
-    """Money the bot may still spend while staying under the biggest expected rival spend."""
-    players = seen["players"]
-    share = seen["turns"] / players
-    planned = 0.8 * price * AVERAGE_TILE_POINTS * share
-    rivals = max(expected_spend(seen, s) for s in range(players) if s != me)
-    return max(planned, 0.9 * rivals) - seen["sheet"]["spent"]
+    """Money the bot may still spend and likely stay under the biggest rival spend.
+
+    Early on it allows about one typical purchase beyond the top rival; the margin shrinks to
+    nothing as the tiles run out.
+    """
+    rivals = max(expected_spend(seen, s) for s in range(seen["players"]) if s != me)
+    remaining = 1 - len(seen["history"]) / seen["turns"]
+    return 0.95 * rivals + price * AVERAGE_TILE_POINTS * remaining - seen["sheet"]["spent"]
 
 
 def bot_action(state: State, seat: int, rng: random.Random) -> Action:
@@ -69,10 +78,12 @@ def bot_action(state: State, seat: int, rng: random.Random) -> Action:
     auction = seen["auction"]
     tile = auction["tile"]["id"]
     value = tile_value(seen["players"], seen["sheet"], tile)
-    price = price_per_point(seen)
+    price = price_per_point(seen, seat)
     worth = value * price
     if "open_bid" in legal:
-        return {"type": "open_bid", "amount": max(1, round(worth * rng.uniform(0.5, 0.8)))}
+        # everyone else may bid less, so the opening is a price the bot is ready to pay itself
+        ceiling = min(worth, budget_left(seen, seat, price))
+        return {"type": "open_bid", "amount": max(1, round(ceiling * rng.uniform(0.3, 0.6)))}
     return {"type": "bid", "amount": _sealed_bid(seen, seat, worth, price, rng)}
 
 
@@ -83,11 +94,10 @@ def _sealed_bid(seen: dict[str, Any], seat: int, worth: float, price: float, rng
     zero_pays = seen["zero_bids_score"] and auction["round"] not in seen["sheet"]["zero_rounds"]
     if worth <= opening or worth <= 0 or (zero_pays and worth < 2 * price):
         return 0
-    low = opening + 1
-    high = max(low, round(min(worth, budget)))
-    if high <= opening:
+    ceiling = min(worth, budget)
+    if ceiling <= opening:
         return 0
     if auction["rebid"] and auction["your_bids"]:
-        low = max(low, auction["your_bids"][-1])
-    bid = rng.randint(low, max(low, high))
-    return bid
+        opening = max(opening, auction["your_bids"][-1] - 1)
+    # shade the bid: sealed bids usually land a little above the opening bid
+    return opening + max(1, round((ceiling - opening) * rng.uniform(0.15, 0.6)))
