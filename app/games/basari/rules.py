@@ -532,20 +532,20 @@ def finish(state: State) -> None:
 
 
 def parse_count(value: Any) -> int:
+    """A gem count from a form or JSON: blank is 0; anything but a whole number >= 0 is refused."""
     if value is None or value == "":
         return 0
-    if isinstance(value, bool):
-        raise IllegalAction(N_("A number of gems must be a whole number, not {value}."), value=value)
     if isinstance(value, str):
         value = value.strip()
     try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
         count = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        shown = str(value)[:12]
         raise IllegalAction(
-            N_("A number of gems must be a whole number, not {value}."), value=value
+            N_("A number of gems must be a whole number, not {value}."), value=shown
         ) from None
-    if isinstance(value, float) and value != count:
-        raise IllegalAction(N_("A number of gems must be a whole number, not {value}."), value=value)
     if count < 0:
         raise IllegalAction(N_("A number of gems cannot be negative."))
     return count
