@@ -25,8 +25,9 @@ def _bargain(state: State, seat: int | None) -> dict[str, Any] | None:
     ]
     current = offers[-1] if offers else None
     mine = seat in bargain["bidders"]
+    my_turn = mine and bargain["to_move"] == seat
     can_raise = (
-        mine
+        my_turn
         and bool(bargain["offers"])
         and rules.can_beat(state["gems"][seat], bargain["offers"][-1]["gems"])
     )
@@ -37,7 +38,7 @@ def _bargain(state: State, seat: int | None) -> dict[str, Any] | None:
         "current": current,
         "to_move": bargain["to_move"],
         "is_mine": mine,
-        "my_turn": mine and bargain["to_move"] == seat,
+        "my_turn": my_turn,
         "can_raise": can_raise,
     }
 
