@@ -12,6 +12,7 @@ two-item list.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 CURRENT = "current"  # white "current price" spaces
 TRANSITION = "transition"  # grey "transition price" spaces
@@ -76,14 +77,21 @@ def start() -> Position:
 def purchase_track() -> list[Position]:
     """The green arrows: current spaces in reading order (bottom row first, left to right), then the
     burst spaces, so the last current space leads to the first burst space."""
-    current = [(r, c) for r in range(rows()) if _row(r)[0] == CURRENT for c in range(columns())]
-    burst = [(r, c) for r in range(rows()) if _row(r)[0] == BURST for c in range(columns())]
-    return current + burst
+    return list(_track(PRICE_BOARD))
+
+
+@lru_cache(maxsize=4)
+def _track(table: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[Position, ...]:
+    bottom_up = table[::-1]
+    cells = [(r, c) for r, (kind, values) in enumerate(bottom_up) for c in range(len(values))]
+    current = [(r, c) for r, c in cells if bottom_up[r][0] == CURRENT]
+    burst = [(r, c) for r, c in cells if bottom_up[r][0] == BURST]
+    return tuple(current + burst)
 
 
 def purchase(cell: Sequence[int]) -> Position:
     """Where a purchase (2, 1 or buying from stock) moves the price: along the green arrow."""
-    track = purchase_track()
+    track = _track(PRICE_BOARD)
     return track[track.index(pos(cell)) + 1]
 
 
@@ -97,7 +105,7 @@ def speculate(cell: Sequence[int]) -> tuple[Position, Position] | None:
 
 def lower_current(cell: Sequence[int]) -> Position:
     """The next lower current space on the bottom row (the cheapest space stays put)."""
-    track = purchase_track()
+    track = _track(PRICE_BOARD)
     index = track.index(pos(cell))
     return track[max(index - 1, 0)]
 

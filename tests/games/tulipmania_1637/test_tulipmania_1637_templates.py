@@ -5,27 +5,33 @@ from __future__ import annotations
 
 import random
 import re
+from html.parser import HTMLParser
 
 import pytest
 
-from app.games import base
 from app.games.base import State
 from app.games.tulipmania_1637 import ENGINE, rules
+from app.web.app import form_to_action
 from app.web.render import render_seat_html
 
 ANN, BILL, CHARLES, DAVE = 0, 1, 2, 3
 
 
 def disguised(state: State, target: int) -> State:
-    """The same table except for ``target``'s secrets: buyer colours, an unrevealed card, deck order."""
-    other = base.copy_state(state)
+    """The same table except for ``target``'s secrets: buyer colours, an unrevealed card, deck order.
+
+    A shallow copy with the changed parts replaced (the log is shared, untouched)."""
+    other = dict(state)
     colours = other["colours"]
     rotation = {c: colours[(i + 1) % len(colours)] for i, c in enumerate(colours)}
-    other["buyers"][target] = sorted(rotation[c] for c in other["buyers"][target])
-    if other["sale"] is not None and other["sale"]["cards"][target] is not None:
-        other["sale"]["cards"][target] = (other["sale"]["cards"][target] + 2) % 5
-    other["deck"] = other["deck"][::-1]
-    other["reserve"] = other["reserve"][::-1]
+    other["buyers"] = [list(hand) for hand in state["buyers"]]
+    other["buyers"][target] = sorted(rotation[c] for c in state["buyers"][target])
+    if state["sale"] is not None and state["sale"]["cards"][target] is not None:
+        cards = list(state["sale"]["cards"])
+        cards[target] = (cards[target] + 2) % 5
+        other["sale"] = {**state["sale"], "cards": cards}
+    other["deck"] = state["deck"][::-1]
+    other["reserve"] = state["reserve"][::-1]
     return other
 
 
@@ -118,3 +124,49 @@ def test_a_burst_is_played_out_step_by_step_in_the_log_and_standings_close_the_g
     html = render_seat_html(ENGINE, final, None)
     assert "bubble bursts at ƒ" in html and "Final standings" in html
     assert html.count("sells off one") + html.count("to one of their") >= 3
+
+
+class ActionForms(HTMLParser):
+    """The action each enabled submit button of a page would post (hidden inputs plus the button's
+    own name/value), and the actions of disabled buttons."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enabled: list[dict[str, object]] = []
+        self.disabled: list[dict[str, object]] = []
+        self.fields: list[tuple[str, str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag == "form":
+            self.fields = [] if str(named.get("action", "")).endswith("/act") else None
+        elif self.fields is not None and tag == "input" and named.get("name") not in (None, "version"):
+            self.fields.append((str(named["name"]), str(named.get("value", ""))))
+        elif self.fields is not None and tag == "button":
+            extra = [(str(named["name"]), str(named.get("value", "")))] if named.get("name") else []
+            action = form_to_action(self.fields + extra)
+            (self.disabled if "disabled" in named else self.enabled).append(action)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.fields = None
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_every_enabled_button_posts_an_action_the_engine_accepts(players: int) -> None:
+    """Forms carry exactly the engine's params; disabled cards are the ones the seat cannot fulfil."""
+    checked = 0
+    for state in played_states(players, seed=players + 20):
+        for seat in range(players):
+            page = ActionForms()
+            page.feed(render_seat_html(ENGINE, state, seat))
+            offered = {str(a["type"]) for a in page.enabled}
+            legal = ENGINE.legal_actions(state, seat)
+            assert offered == {template["type"] for template in legal}
+            for action in page.enabled:
+                ENGINE.apply(state, seat, action)
+                checked += 1
+            playable = [t["params"]["card"]["options"] for t in legal if t["type"] == "play"]
+            for action in page.disabled:
+                assert int(str(action["card"])) not in playable[0]
+    assert checked > 100
