@@ -3,41 +3,15 @@
 from __future__ import annotations
 
 import random
-import subprocess
 import time
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.helpers import create_room, game_over, join_room, wait_live
-from tests.support import ROOT, free_port, start_server
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def basari_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    folder = tmp_path_factory.mktemp("basari-browser")
-    with (folder / "server.log").open("wb") as log:
-        process: subprocess.Popen[bytes] = start_server(folder / "bourse.db", port, bot_delay=0.05, log=log)
-        yield f"http://127.0.0.1:{port}"
-        process.terminate()
-        process.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def form_of(page: Any, kind: str) -> Any:
@@ -81,13 +55,14 @@ def take_a_turn(page: Any, rng: random.Random) -> bool:
     return True
 
 
-def test_three_browsers_play_basari_to_the_final_scores(basari_server: str, chromium: Any) -> None:
+def test_three_browsers_play_basari_to_the_final_scores(
+    server_url: str, browser: Any, artifacts: Path
+) -> None:
     rng = random.Random(2014)
-    contexts = [chromium.new_context(viewport={"width": width, "height": 900}) for width in (1280, 390, 820)]
+    contexts = [browser.new_context(viewport={"width": width, "height": 900}) for width in (1280, 390, 820)]
     pages = [context.new_page() for context in contexts]
-    artifacts = ROOT / "test-artifacts"
     try:
-        invite = create_room(pages[0], basari_server, "basari", "Ann", 3)
+        invite = create_room(pages[0], server_url, "basari", "Ann", 3)
         join_room(pages[1], invite, "Bob")
         join_room(pages[2], invite, "Cy")
         for page in pages:
@@ -108,11 +83,9 @@ def test_three_browsers_play_basari_to_the_final_scores(basari_server: str, chro
             page.wait_for_selector("#r-g-summary .bs-chart")
             assert page.locator("#r-g-summary .bs-scoring").count() == 3  # one table per round
     except Exception:
-        artifacts.mkdir(exist_ok=True)
         for number, page in enumerate(pages):
             page.screenshot(path=str(artifacts / f"basari-failure-seat-{number + 1}.png"), full_page=True)
         raise
-    artifacts.mkdir(exist_ok=True)
     for number, page in enumerate(pages):
         page.screenshot(path=str(artifacts / f"basari-final-seat-{number + 1}.png"), full_page=True)
     for context in contexts:
