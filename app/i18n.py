@@ -1,7 +1,9 @@
 """Translations: English source strings, 繁體中文 (zh_Hant) and 简体中文 (zh_Hans) catalogues.
 
-Every ``.po`` file under ``app/locale/`` and ``app/games/*/locale/`` named after a locale is read at
-start and merged, so each game keeps its own catalogue beside its code.
+The platform's catalogue lives in ``app/locale/``; each game keeps its own beside its code in
+``app/games/<package>/locale/``. A game's pages use the platform's catalogue overlaid with that game's
+only, so two games may translate the same English word differently ("red" as 紅 or 紅色). Pages that
+list every game use all catalogues together.
 """
 
 from __future__ import annotations
@@ -23,16 +25,18 @@ HTML_LANG = {"en": "en", "zh_Hant": "zh-Hant", "zh_Hans": "zh-Hans"}
 LOCALE_COOKIE = "bourse_lang"
 
 
-def catalogue_files(locale: str) -> list[Path]:
-    return sorted([*APP_DIR.glob(f"locale/{locale}.po"), *APP_DIR.glob(f"games/*/locale/{locale}.po")])
+def catalogue_files(locale: str, game_package: str | None) -> list[Path]:
+    """The platform's catalogue first, then the game's (or every game's): later entries win."""
+    games = f"games/{game_package}/locale/{locale}.po" if game_package else f"games/*/locale/{locale}.po"
+    return [*APP_DIR.glob(f"locale/{locale}.po"), *sorted(APP_DIR.glob(games))]
 
 
 @lru_cache
-def translations(locale: str) -> NullTranslations:
+def translations(locale: str, game_package: str | None = None) -> NullTranslations:
     if locale not in LOCALES or locale == "en":
         return NullTranslations()
     merged: Translations | None = None
-    for path in catalogue_files(locale):
+    for path in catalogue_files(locale, game_package):
         with path.open("rb") as handle:
             catalog = read_po(handle, locale=locale)
         buffer = io.BytesIO()
@@ -63,13 +67,15 @@ def choose_locale(query: str | None, cookie: str | None, accept_language: str | 
     return "en"
 
 
-def format_message(locale: str, text: str, params: Mapping[str, Any], name_of: Any) -> str:
+def format_message(
+    locale: str, text: str, params: Mapping[str, Any], name_of: Any, game_package: str | None = None
+) -> str:
     """Translate an engine message and fill its ``{placeholders}``.
 
     A param ``{"seat": n}`` becomes the seat's display name; string params are translated too
     (engines pass N_-marked names such as tile or colour names).
     """
-    gettext = translations(locale).gettext
+    gettext = translations(locale, game_package).gettext
     filled: dict[str, Any] = {}
     for key, value in params.items():
         if isinstance(value, dict) and set(value) == {"seat"}:

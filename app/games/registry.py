@@ -35,3 +35,8 @@ ENGINES: dict[str, Engine] = _load()
 
 def get_engine(game_id: str) -> Engine | None:
     return ENGINES.get(game_id)
+
+
+def package_of(game_id: str) -> str | None:
+    """The folder under app/games that holds this game (its data, templates' catalogue, ...)."""
+    return _PACKAGES.get(game_id)

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_
-from app.games.registry import ENGINES
+from app.games.registry import ENGINES, package_of
 from app.i18n import LOCALE_COOKIE, LOCALES, choose_locale, format_message
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService, RoomSnapshot
@@ -104,9 +104,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def is_htmx(request: Request) -> bool:
         return request.headers.get("hx-request") == "true"
 
-    def page(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    def page(
+        request: Request, template: str, status_code: int = 200, game_id: str | None = None, **context: Any
+    ) -> HTMLResponse:
         locale = locale_of(request)
-        html = render_page(template, locale, request_path=request.url.path, games=ENGINES, **context)
+        html = render_page(template, locale, game_id, request_path=request.url.path, games=ENGINES, **context)
         response = HTMLResponse(html, status_code=status_code)
         if request.query_params.get("lang") in LOCALES:
             response.set_cookie(LOCALE_COOKIE, locale, max_age=60 * 60 * 24 * 365, samesite="lax")
@@ -114,7 +116,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def error_response(request: Request, refused: RoomError, code: str | None = None) -> Response:
         locale = locale_of(request)
-        message = format_message(locale, refused.message, refused.params, str)
+        game_id = _game_of(code)
+        message = format_message(
+            locale, refused.message, refused.params, str, package_of(game_id) if game_id else None
+        )
         if is_htmx(request):
             flash = render_page("platform/flash.html", locale, message=message)
             body = str(wrap_region("flash", flash, oob=True))
@@ -127,6 +132,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return RedirectResponse(f"/r/{code}?error={quote(message)}", status_code=303)
         return page(request, "platform/error.html", status_code=refused.status, message=message)
 
+    def _game_of(code: str | None) -> str | None:
+        try:
+            return service.load(code).game if code else None
+        except RoomError:
+            return None
+
     def room_page(request: Request, snapshot: RoomSnapshot, seat: int | None) -> HTMLResponse:
         locale = locale_of(request)
         regions = regions_for(snapshot, seat, locale, live.connected(snapshot.code) | ({seat} - {None}))
@@ -134,6 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return page(
             request,
             "platform/room.html",
+            game_id=info.id,
             room=snapshot,
             info=info,
             seat=seat,
@@ -180,7 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = ENGINES.get(game_id)
         if engine is None:
             return page(request, "platform/error.html", status_code=404, message=N_("Unknown game."))
-        return page(request, "platform/rules.html", info=engine.info)
+        return page(request, "platform/rules.html", game_id=game_id, info=engine.info)
 
     @app.post("/rooms", include_in_schema=False)
     async def create_room(request: Request) -> Response:

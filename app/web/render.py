@@ -17,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from app.games.base import Engine, State
+from app.games.registry import package_of
 from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_message, translations
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -24,7 +25,8 @@ TEMPLATES = ROOT / "templates"
 
 
 @lru_cache
-def environment(locale: str) -> Environment:
+def environment(locale: str, game_id: str | None = None) -> Environment:
+    """The Jinja environment of a locale, translating with one game's catalogue (or all of them)."""
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html"]),
@@ -32,7 +34,9 @@ def environment(locale: str) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_translations(
+        translations(locale, package_of(game_id) if game_id else None), newstyle=True
+    )  # type: ignore[attr-defined]
     env.globals.update(locale=locale, locales=LOCALES, locale_names=LOCALE_NAMES, html_lang=HTML_LANG[locale])
     env.filters["digits"] = _digits
     return env
@@ -86,7 +90,7 @@ def seat_context(
         legal = []
 
     def t(text: str, params: dict[str, Any] | None = None) -> str:
-        return format_message(locale, text, params or {}, table.name_of)
+        return format_message(locale, text, params or {}, table.name_of, package_of(engine.info.id))
 
     return {
         "view": view,
@@ -108,7 +112,7 @@ def seat_context(
 def render_regions(
     engine: Engine, state: State | None, seat: int | None, table: Table, locale: str
 ) -> dict[str, str]:
-    env = environment(locale)
+    env = environment(locale, engine.info.id)
     context = seat_context(engine, state, seat, table, locale)
     return {
         region: env.get_template(template).render(context)
@@ -133,8 +137,8 @@ def oob_fragments(regions: dict[str, str], only: Iterable[str] | None = None) ->
     return "".join(wrap_region(region, html, oob=True) for region, html in chosen.items())
 
 
-def render_page(name: str, locale: str, **context: Any) -> str:
-    return environment(locale).get_template(name).render(context)
+def render_page(name: str, locale: str, game_id: str | None = None, **context: Any) -> str:
+    return environment(locale, game_id).get_template(name).render(context)
 
 
 def render_seat_html(
