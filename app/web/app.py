@@ -41,8 +41,8 @@ VENDOR = {
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    db = Database(settings.database_url)  # creates the SQLite file's folder
     upgrade_to_head(settings.database_url)
-    db = Database(settings.database_url)
     service = RoomService(db)
     live = LiveRooms(service, settings.bot_delay)
 
