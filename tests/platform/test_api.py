@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -153,3 +154,9 @@ def test_bots_fill_and_finish_a_game(settings: Settings) -> None:
                 break
             client.portal.call(client.app.state.live.idle)  # type: ignore[attr-defined]
         assert client.get(f"/api/rooms/{code}").json()["status"] == "finished"
+
+
+def test_the_app_creates_its_database_folder(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'fresh' / 'data' / 'bourse.db'}"
+    with TestClient(create_app(Settings(BOURSE_DATABASE_URL=url))) as client:  # type: ignore[call-arg]
+        assert client.get("/healthz").json() == {"status": "ok"}
