@@ -9,7 +9,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -328,6 +328,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.websocket("/ws/rooms/{code}")
     async def room_socket(socket: WebSocket, code: str) -> None:
+        origin = socket.headers.get("origin")
+        if origin and urlsplit(origin).netloc != socket.headers.get("host"):
+            await socket.close(code=4403)  # another site's page must not open a seat's live view
+            return
         try:
             seat = service.seat_for_token(code, socket.cookies.get(seat_cookie(code)))
         except RoomError:

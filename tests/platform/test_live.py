@@ -6,8 +6,10 @@ import contextlib
 from typing import Any
 
 import anyio
+import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
+from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
 from app.web.app import create_app
@@ -77,3 +79,18 @@ def test_each_seat_gets_its_own_push_and_spectators_the_public_view(settings: Se
             assert any(form in pushed[who] for form in secret_forms(SECRET_BID)), who
         for html in (pushed[loser], public):
             assert not any(form in html for form in secret_forms(SECRET_BID))
+
+
+def test_another_sites_page_cannot_open_a_live_view(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client:
+        code, tokens = new_qe_room(client, 3)
+        headers = {"cookie": f"bourse_seat_{code}={tokens[0]}", "origin": "https://evil.example"}
+        with (
+            pytest.raises(WebSocketDisconnect),
+            client.websocket_connect(f"/ws/rooms/{code}", headers=headers) as tab,
+        ):
+            tab.receive_text()
+        with client.websocket_connect(
+            f"/ws/rooms/{code}", headers={**headers, "origin": "http://testserver"}
+        ) as tab:
+            assert 'id="r-status"' in tab.receive_text()
