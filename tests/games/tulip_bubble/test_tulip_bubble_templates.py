@@ -131,6 +131,15 @@ def test_end_screen_shows_each_players_cash_debts_and_assets() -> None:
         assert f">{final['end']['assets'][seat]}<" in html
 
 
+@pytest.mark.parametrize("locale", ["zh_Hant", "zh_Hans"])
+def test_chinese_pages_use_full_width_colons(locale: str) -> None:
+    """A colon belongs to its translated words: no "購買:" made of a translated word and an English colon."""
+    for state in positions(4, seed=7):
+        for seat in (None, 0):
+            html = render_seat_html(ENGINE, state, seat, locale)
+            assert not re.search(r"[\u3400-\u9fff\uff09\u300d](?:<[^>]+>)*\s*:", html), state["phase"]
+
+
 def _msgids() -> list[str]:
     found: list[str] = []
     for path in sorted((ROOT / "app/games/tulip_bubble").glob("*.py")):
