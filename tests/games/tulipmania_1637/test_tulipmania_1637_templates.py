@@ -105,6 +105,42 @@ def test_the_reveal_shows_every_card_and_the_winner() -> None:
     assert re.search(r"Player 4: <b>4 – Speculate</b> <span class=\"tag turn\">wins the sale", html)
 
 
+@pytest.mark.parametrize(
+    ("locale", "proxy", "by_proxy_speculation"),
+    [
+        (
+            "en",
+            "Discard one orange buyer; the bank pays you ƒ50, price goes to ƒ75.",
+            "Discard two orange buyers; the bank pays you ƒ150, price goes to ƒ250.",
+        ),
+        (
+            "zh_Hant",
+            "棄掉一張橙色買家；銀行付給你 ƒ50，價格變為 ƒ75。",
+            "棄掉兩張橙色買家；銀行付給你 ƒ150，價格變為 ƒ250。",
+        ),
+        (
+            "zh_Hans",
+            "弃掉一张橙色买家；银行付给你 ƒ50，价格变为 ƒ75。",
+            "弃掉两张橙色买家；银行付给你 ƒ150，价格变为 ƒ250。",
+        ),
+    ],
+)
+def test_when_everybody_passes_the_sellers_own_cards_say_the_bank_pays_you(
+    locale: str, proxy: str, by_proxy_speculation: str
+) -> None:
+    """Ruling 2: the seller then plays Pass, 1 or 3 face up, and the money goes to the seller."""
+    state = ENGINE.setup(4, {}, 7)
+    state["current"], state["priority"] = BILL, ANN
+    state["buyers"] = [["purple"] * 3, ["orange"] * 3, ["purple"] * 3, ["yellow"] * 3]
+    state = ENGINE.apply(state, BILL, {"type": "sell", "colour": "orange"})
+    for seat in (ANN, CHARLES, DAVE):
+        state = ENGINE.apply(state, seat, {"type": "play", "card": rules.PASS})
+    assert state["phase"] == rules.SELLER_CHOICE
+    html = render_seat_html(ENGINE, state, BILL, locale)
+    assert proxy in html and by_proxy_speculation in html
+    assert "Player 2" not in html.split('class="tm-cards"')[1].split("</ul>")[0]
+
+
 def test_spectators_get_no_forms_and_only_the_seat_to_act_gets_its_forms() -> None:
     state = ENGINE.setup(4, {}, 3)
     current = state["current"]
@@ -116,7 +152,7 @@ def test_spectators_get_no_forms_and_only_the_seat_to_act_gets_its_forms() -> No
 def test_own_buyer_colours_are_shown_to_their_owner() -> None:
     state = sale_open()
     html = render_seat_html(ENGINE, state, DAVE)
-    assert re.search(r"Y</b> yellow</span>\s*<span>3 buyer\(s\)</span>", html)
+    assert re.search(r"Y</b> yellow</span>\s*<span>3 buyers</span>", html)
 
 
 def test_a_burst_is_played_out_step_by_step_in_the_log_and_standings_close_the_game() -> None:

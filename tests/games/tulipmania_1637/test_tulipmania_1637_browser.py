@@ -1,0 +1,139 @@
+"""One person on a phone and two bots play Tulipmania 1637 through the page's forms to the final standings."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from tests.browser.helpers import create_room, game_over, wait_live
+
+pytestmark = pytest.mark.browser
+
+BUTTONS = "#regions form.tm-act button:not([disabled])"
+
+# What the page offers right now, read in one go (pushes may replace the regions between two calls).
+OFFER = """() => ({
+  yourMove: !!document.querySelector('#r-status .status[data-your-move=yes]'),
+  buttons: [...document.querySelectorAll('BUTTONS')].map(b => ({
+    type: b.form.querySelector('input[name=type]').value,
+    version: b.form.querySelector('input[name=version]').value,
+  })),
+})""".replace("BUTTONS", BUTTONS)
+
+
+# Every message the flash region shows, kept in window.flashes (a later push clears the region).
+FLASHES = """window.flashes = [];
+new MutationObserver(() => {
+  const flash = document.querySelector('#r-flash .flash');
+  if (flash && flash !== window.lastFlash) { window.lastFlash = flash; window.flashes.push(flash.textContent); }
+}).observe(document, {childList: true, subtree: true});"""
+
+
+def pick(types: list[str], rng: random.Random) -> str | None:
+    """Which of the offered kinds of decision to take: a sale (sometimes keeping an only tulip), an
+    action card, a buyer face-up or blind, a tulip from stock or none, each choice at random."""
+    offered = set(types)
+    if "sell" in offered:
+        return "skip_sale" if "skip_sale" in offered and rng.random() < 0.3 else "sell"
+    if "play" in offered:
+        return "play"
+    if "draw_buyer" in offered:
+        return "take_buyer" if "take_buyer" in offered and rng.random() < 0.5 else "draw_buyer"
+    if "skip_purchase" in offered:
+        return "buy" if "buy" in offered and rng.random() < 0.7 else "skip_purchase"
+    return None
+
+
+def guilders(text: str) -> int:
+    """The amount after the first ƒ in ``text`` ("Ann ƒ16,375 winner" -> 16375)."""
+    return int(re.sub(r"\D", "", text.split("ƒ")[1].split()[0]))
+
+
+def take_a_turn(page: Any, rng: random.Random, done: Counter[str]) -> bool:
+    """If it is our move, press one of the page's own buttons and wait for the table to move on."""
+    offer = page.evaluate(OFFER)
+    if not offer["yourMove"] or not offer["buttons"]:
+        return False
+    kind = pick([b["type"] for b in offer["buttons"]], rng)
+    if kind is None:
+        return False
+    index = rng.choice([i for i, b in enumerate(offer["buttons"]) if b["type"] == kind])
+    version = offer["buttons"][index]["version"]
+    # the same button only while the page still shows that version of the table
+    same_table = BUTTONS.replace("form.tm-act", f"form.tm-act:has(input[name=version][value='{version}'])")
+    try:
+        page.locator(same_table).nth(index).click(timeout=2_000)
+    except PlaywrightTimeoutError:
+        return False
+    # the push re-renders every form with the next version; a refusal would show in #r-flash instead
+    page.wait_for_function(
+        "v => !document.querySelector(`#regions input[name=version][value='${v}']`)"
+        " || document.querySelector('#r-flash .flash')",
+        arg=version,
+        timeout=20_000,
+    )
+    if page.locator("#r-flash .flash").count():
+        return True  # refused: the message is recorded by FLASHES, the forms re-rendered
+    done[kind] += 1
+    return True
+
+
+def test_a_person_and_two_bots_play_tulipmania_to_the_final_standings(
+    server_url: str, browser: Any, artifacts: Path
+) -> None:
+    rng = random.Random(1637)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(FLASHES)
+    page = context.new_page()
+    done: Counter[str] = Counter()
+    try:
+        create_room(page, server_url, "tulipmania-1637", "Ann", 3)
+        wait_live(page)
+        page.get_by_role("button", name="Add a bot").click()
+        page.wait_for_function("document.querySelectorAll('#r-seats .seat').length >= 2")
+        page.get_by_role("button", name="Add a bot").click()
+        page.wait_for_function("!document.querySelector('#r-lobby button.primary').disabled")
+        page.get_by_role("button", name="Start the game").click()
+        page.wait_for_selector("#r-g-board .tm-board-svg", timeout=10_000)
+        assert page.locator("#r-g-players tbody tr").count() == 3
+
+        deadline = time.monotonic() + 50
+        while not game_over(page):
+            assert time.monotonic() < deadline, f"the game did not finish in time; played {dict(done)}"
+            if not take_a_turn(page, rng, done):
+                page.wait_for_timeout(100)
+
+        page.wait_for_selector("#r-g-sale .tm-standings")
+        standings = page.locator("#r-g-sale .tm-standings li").all_inner_texts()
+        assert len(standings) == 3
+        cash = [guilders(text) for text in standings]
+        assert cash == sorted(cash, reverse=True)
+        assert sum("Ann" in text for text in standings) == 1
+        winners = page.locator("#r-g-sale .tm-standings li.tm-winner").count()
+        assert winners == cash.count(cash[0])  # equal cash shares the win
+        assert page.locator("#r-status").inner_text().count("Game over") == 1
+        rows = page.locator("#r-g-players tbody tr").all()
+        table = {
+            row.locator("td").nth(0).inner_text(): guilders(row.locator("td").nth(1).inner_text())
+            for row in rows
+        }
+        anns = next(text for text in standings if text.startswith("Ann"))
+        assert [c for name, c in table.items() if name.startswith("Ann")] == [guilders(anns)], table
+        # every kind of decision went through the page: sale, action card, buyer draw
+        assert done["sell"] + done["skip_sale"] >= 1 and done["play"] >= 1, dict(done)
+        assert done["take_buyer"] + done["draw_buyer"] >= 1, dict(done)
+        assert not page.locator("#regions form.tm-act").count()  # nothing left to press
+        assert page.evaluate("window.flashes") == [], page.evaluate("window.flashes")
+    except Exception:
+        page.screenshot(path=str(artifacts / "tulipmania-1637-failure.png"), full_page=True)
+        context.close()
+        raise
+    page.screenshot(path=str(artifacts / "tulipmania-1637-final-phone.png"), full_page=True)
+    context.close()
