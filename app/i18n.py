@@ -91,6 +91,8 @@ def format_message(
                 else str(v)
                 for v in value
             )
+        elif isinstance(value, int) and not isinstance(value, bool):
+            filled[key] = f"{value:,}"  # exact to the last digit, grouped for reading
         else:
             filled[key] = value
     try:

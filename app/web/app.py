@@ -315,16 +315,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         action = form_to_action([(key, value) for key, value in fields if key != "version"])
         seat = seat_of(request, code)
         try:
-            snapshot = await run_in_threadpool(service.act, code, seat, version, action)
+            await run_in_threadpool(service.act, code, seat, version, action)
         except RoomError as refused:
             return error_response(request, refused, code)
         await changed(code)
         if not is_htmx(request):
             return RedirectResponse(f"/r/{code}", status_code=303)
-        locale = locale_of(request)
-        body = str(wrap_region("flash", "", oob=True))
-        body += oob_fragments(regions_for(snapshot, seat, locale, live.connected(code)))
-        return HTMLResponse(body)
+        # The tab's WebSocket brings the new table; regions sent here could land after a newer push.
+        return HTMLResponse(str(wrap_region("flash", "", oob=True)))
 
     @app.websocket("/ws/rooms/{code}")
     async def room_socket(socket: WebSocket, code: str) -> None:
