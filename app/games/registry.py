@@ -18,12 +18,7 @@ _PACKAGES = {
 def _load() -> dict[str, Engine]:
     engines: dict[str, Engine] = {}
     for game_id, package in _PACKAGES.items():
-        try:
-            module = import_module(f"app.games.{package}")
-        except ModuleNotFoundError as missing:
-            if missing.name != f"app.games.{package}":
-                raise
-            continue  # TODO(foundation): remove once all four engines have landed
+        module = import_module(f"app.games.{package}")
         engine: Engine = module.ENGINE
         assert engine.info.id == game_id, (engine.info.id, game_id)
         engines[game_id] = engine
