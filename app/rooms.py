@@ -3,6 +3,11 @@
 Everything that changes a room goes through ``RoomService``. An action is applied under a
 per-room lock, inside a ``BEGIN IMMEDIATE`` transaction, and committed together with its log
 entry and the new state snapshot; the version compare-and-set keeps that true across processes.
+
+Staleness is judged per seat: every action names the room version it was made against, and it is
+refused (409) if that seat's legal actions have changed since then (``Seat.legal_version``). So in
+a simultaneous phase one player's sealed bid does not invalidate another's, while a double click,
+or a raise made against an outbid price, is refused.
 """
 
 from __future__ import annotations
