@@ -49,6 +49,7 @@ CARD_LABELS: dict[tuple[str, str], str] = {
 START_CASH = 20
 TOKENS_PER_PLAYER = 3
 BLACK_TULIP_PRICE = 120
+MAX_BID_DIGITS = 9  # a bid may exceed one's cash (3-2-1), but not run to thousands of digits
 FIRST_TURN_TOKENS = 2
 SECOND_TURN_TOKENS = 1
 

@@ -43,6 +43,7 @@ from app.games.tulip_bubble.data import (
     LEVEL_NUMERALS,
     MARKET_CARD_NAMES,
     MARKET_DECK,
+    MAX_BID_DIGITS,
     PLUNGE_LEVELS,
     RISE_LEVELS,
     ROWS,
@@ -309,13 +310,22 @@ def _cards_param(action: Action) -> list[str]:
 
 
 def _int_param(action: Action, key: str) -> int:
+    """A whole number of guilders: an int, or decimal digits with at most one leading "+"."""
     value = action.get(key)
     if isinstance(value, bool):
         raise IllegalAction(N_("Give a whole number of guilders."))
+    if isinstance(value, str):
+        digits = value.strip()
+        digits = digits[1:] if digits.startswith("+") else digits
+        if not digits.isdecimal():
+            raise IllegalAction(N_("Give a whole number of guilders."))
+        if len(digits) > MAX_BID_DIGITS:
+            raise IllegalAction(N_("An amount may have at most {digits} digits."), digits=MAX_BID_DIGITS)
+        return int(digits)
     if isinstance(value, int):
+        if abs(value) >= 10**MAX_BID_DIGITS:
+            raise IllegalAction(N_("An amount may have at most {digits} digits."), digits=MAX_BID_DIGITS)
         return value
-    if isinstance(value, str) and value.strip().lstrip("+").isdecimal():
-        return int(value.strip())
     raise IllegalAction(N_("Give a whole number of guilders."))
 
 

@@ -639,6 +639,23 @@ def test_malformed_actions_are_refused_with_a_readable_message(action: dict) -> 
         ENGINE.apply(overflow_example(), CHARLES, {"type": "raise", "amount": True})
 
 
+@pytest.mark.parametrize(
+    "amount",
+    ["++9", "+-9", "9" * 5000, 10**5000, "1" + "0" * 9, 10**9],
+    ids=["double-plus", "plus-minus", "5000-digit-text", "5000-digit-int", "ten-digit-text", "ten-digit-int"],
+)
+def test_a_bid_above_cash_is_allowed_but_must_be_a_sane_whole_number(amount: object) -> None:
+    """3-2-1 你可以喊出比持有金钱还要多的金额 — yet a bid is a whole number of guilders: doubled signs and
+    thousands of digits are refused with a readable message (they crashed int() and the JSON store)."""
+    state = at_auction(table(levels=EXAMPLE_LEVELS, rows=BID_ROWS), "white-B1-1", [BOB, CHARLES])
+    with pytest.raises(IllegalAction) as refusal:
+        play(state, (BOB, {"type": "raise", "amount": amount}))
+    assert refusal.value.message
+    for accepted in ("+12", "１２", 999_999_999):
+        after = play(state, (BOB, {"type": "raise", "amount": accepted}))
+        assert after["auction"]["high"] == (12 if accepted != 999_999_999 else accepted)
+
+
 def test_apply_never_mutates_its_input() -> None:
     """Engine contract: apply returns a new state."""
     state = selling_example()
