@@ -252,12 +252,19 @@ def _colour_param(state: State, action: dict[str, Any]) -> str:
     return colour
 
 
+MAX_INT_PARAM = 10**6  # far above any card or face-up index; keeps error messages printable
+
+
 def _int_param(action: dict[str, Any], name: str) -> int:
+    """A whole number from JSON or a form: plain ASCII digits only (``"²".isdigit()`` is true but
+    ``int("²")`` fails), and small enough to be put into an error message."""
     raw = action.get(name)
-    if isinstance(raw, int) and not isinstance(raw, bool):
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 7:
+            raw = int(text)
+    if isinstance(raw, int) and not isinstance(raw, bool) and -MAX_INT_PARAM <= raw <= MAX_INT_PARAM:
         return raw
-    if isinstance(raw, str) and raw.strip().isdigit():
-        return int(raw.strip())
     raise IllegalAction(N_("'{name}' must be a whole number."), name=name)
 
 
@@ -672,8 +679,12 @@ def _remove_colour(state: State, colour: str) -> None:
     face_up = []
     for card in state["face_up"]:
         if card == colour:
+            state["buyers_removed"] += 1
             base.log_event(state, N_("The face-up {colour} buyer is discarded."), colour=colour_ref(colour))
-            card = _fresh_buyer(state, card)
+            if not state["reserve"]:
+                base.log_event(state, N_("The reserve deck is exhausted: no buyer card replaces it."))
+                continue
+            card = _fresh_buyer(state, state["reserve"].pop(0))
             if card is not None:
                 base.log_event(state, N_("The new face-up buyer is {colour}."), colour=colour_ref(card))
         if card is not None:

@@ -358,6 +358,21 @@ def test_malformed_cards_become_illegal_action(card: Any) -> None:
         ENGINE.apply(state, ANN, {"type": "play", "card": card})
 
 
+@pytest.mark.parametrize(
+    "number",
+    ["²", "٣", "9" * 5000, 10**5000, -(10**5000)],
+    ids=["superscript", "arabic-indic", "long-text", "huge", "huge-negative"],
+)
+def test_malformed_numbers_for_card_and_face_up_index_become_illegal_action(number: Any) -> None:
+    """Contract: anything but IllegalAction escaping apply is a bug — a superscript digit passes
+    str.isdigit() but not int(), and a 5000-digit number cannot even be put into an error message."""
+    choosing = play(table(), BILL, type="sell", colour="orange")
+    with pytest.raises(IllegalAction):
+        ENGINE.apply(choosing, ANN, {"type": "play", "card": number})
+    with pytest.raises(IllegalAction):
+        ENGINE.apply(drawing(["yellow"], [], ["purple"]), BILL, {"type": "take_buyer", "index": number})
+
+
 def test_acting_out_of_turn_or_twice_is_refused() -> None:
     state = play(table(), BILL, type="sell", colour="orange")
     for seat in (BILL, 9, "1", None):
@@ -591,3 +606,50 @@ def test_view_shows_only_your_own_buyer_colours() -> None:
     assert [s["buyer_count"] for s in seen["seats"]] == [3, 3, 3, 3]
     assert ENGINE.view(state, None)["my_buyers"] is None
     assert "buyers" not in seen and "deck" not in seen and "reserve" not in seen
+
+
+def test_burst_by_speculate_by_proxy_makes_everyone_but_the_speculator_discard_a_buyer() -> None:
+    """Seed, The Bubble Bursts: a burst due to "3 – Speculate by Proxy" makes all players except the
+    one who played it discard one buyer of that colour (ruling 7). Ann's 3 at ƒ1000: the bank pays
+    Bill ƒ3000 and orange bursts at ƒ4000; Charles keeps one of his two buyers, Dave had none."""
+    state = table(priority=DAVE)
+    state["price"]["orange"] = cell_of(1000)
+    state["buyers"] = [["orange"] * 3, ["orange", "purple"], ["orange", "orange"], ["purple"]]
+    for seat in range(4):
+        state["tulips"][seat]["orange"] = 1
+    state = sale(state, "orange", {ANN: rules.SPECULATE_BY_PROXY})
+    lost = [e["params"]["seat"]["seat"] for e in state["events"] if "loses one" in e["text"]]
+    assert lost == [BILL, CHARLES]
+    # Bill's sold tulip went to the stockpile. Paired at ƒ4000: Ann (her third buyer) and Charles;
+    # then unpaired Dave at ƒ3000.
+    assert state["cash"] == [700 + 4000, 700 + 3000, 700 + 4000, 700 + 3000]
+    assert "orange" in state["burst"]
+
+
+def test_burst_face_up_buyer_is_discarded_and_replaced_from_the_reserve_without_a_drawn_buyer_line() -> None:
+    """Seed, The Bubble Bursts: "If any of the face-up buyers are of the burst colour, then they are
+    discarded, and replaced with a card from the reserve deck." Nobody drew that card, so the log
+    must not say "The buyer drawn is orange"; a burst-colour card from the reserve is still skipped."""
+    state = table(priority=DAVE)
+    state["price"]["orange"] = cell_of(1000)
+    state["face_up"] = ["purple", "orange"]
+    state["reserve"] = ["orange", "yellow"]
+    state["buyers"] = [["purple"]] * 4
+    state["cash"][ANN] = 3000
+    removed = state["buyers_removed"]
+    state = sale(state, "orange", {ANN: rules.SPECULATE})
+    lines = [
+        (e["text"], e["params"].get("colour"))
+        for e in state["events"]
+        if "face-up" in e["text"] or "drawn" in e["text"] or "reserve" in e["text"]
+    ]
+    assert lines == [
+        ("The face-up {colour} buyer is discarded.", "orange"),
+        (
+            "The buyer drawn is {colour}, a colour that has burst: it is removed and replaced from the reserve.",
+            "orange",
+        ),
+        ("The new face-up buyer is {colour}.", "yellow"),
+    ]
+    assert state["face_up"] == ["purple", "yellow"] and state["reserve"] == []
+    assert state["buyers_removed"] == removed + 2  # the face-up orange and the reserve's orange
