@@ -476,6 +476,14 @@ def test_supply_and_demand_with_equal_counts_changes_nothing() -> None:
     assert levels == EXAMPLE_LEVELS
 
 
+def test_two_most_numerous_colours_fall_together_the_lower_one_first() -> None:
+    """4-1 红字提示 / ruling 3: two most-numerous colours move down at once, the one further down first
+    (red III → II, then white IV → III); the other order would push white past red to II and red to I."""
+    levels = {"red": 3, "white": 4, "yellow": 5}
+    rules.supply_and_demand(levels, {"red": 4, "white": 4, "yellow": 1})
+    assert levels == {"red": 2, "white": 3, "yellow": 6}
+
+
 def test_tulip_deck_reshuffles_its_discards_when_it_runs_short() -> None:
     """1-2: 若郁金香卡库的卡片数量不足，则立即将弃牌堆洗牌后做为新的牌库使用."""
     state = table(3, levels=EXAMPLE_LEVELS, rows={"next_shipment": BALANCED_SHIPMENT},
