@@ -219,7 +219,7 @@ class BasariEngine:
         kind = action.get("type")
         handler = HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
-            raise IllegalAction(N_("There is no action called {type} in Basari."), type=str(kind))
+            raise IllegalAction(N_("There is no action called {type} in Basari."), type=rules.shown(kind))
         if not isinstance(seat, int) or not 0 <= seat < state["players"]:
             raise IllegalAction(N_("You are not a player at this table."))
         new_state = base.copy_state(state)

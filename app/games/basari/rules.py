@@ -531,8 +531,16 @@ def finish(state: State) -> None:
 # --- parsing what a player sends ---------------------------------------------------------------
 
 
+def shown(value: Any) -> str:
+    """A short text of what a player sent, for a refusal (some huge numbers refuse to become text)."""
+    try:
+        return str(value)[:12]
+    except ValueError:
+        return "…"
+
+
 def parse_count(value: Any) -> int:
-    """A gem count from a form or JSON: blank is 0; anything but a whole number >= 0 is refused."""
+    """A gem count from a form or JSON: blank is 0; anything but a whole number 0-22 is refused."""
     if value is None or value == "":
         return 0
     if isinstance(value, str):
@@ -542,12 +550,13 @@ def parse_count(value: Any) -> int:
             raise ValueError
         count = int(value)
     except (TypeError, ValueError, OverflowError):
-        shown = str(value)[:12]
         raise IllegalAction(
-            N_("A number of gems must be a whole number, not {value}."), value=shown
+            N_("A number of gems must be a whole number, not {value}."), value=shown(value)
         ) from None
     if count < 0:
         raise IllegalAction(N_("A number of gems cannot be negative."))
+    if count > GEMS_PER_COLOUR:
+        raise IllegalAction(N_("There are only {count} gems of each colour."), count=GEMS_PER_COLOUR)
     return count
 
 
@@ -555,10 +564,14 @@ def parse_gems(action: dict[str, Any], name: str) -> Gems:
     """Gem counts given as ``{name: {"red": 1, ...}}`` or, from a form, as ``name.red`` fields."""
     raw = action.get(name)
     if raw is None:
-        raw = {key[len(name) + 1 :]: value for key, value in action.items() if key.startswith(name + ".")}
+        raw = {
+            key[len(name) + 1 :]: value
+            for key, value in action.items()
+            if isinstance(key, str) and key.startswith(name + ".")
+        }
     if not isinstance(raw, dict):
         raise IllegalAction(N_("Give the gems as a number per colour."))
-    unknown = [str(key) for key in raw if key not in COLOURS]
+    unknown = [shown(key) for key in raw if key not in COLOURS]
     if unknown:
         raise IllegalAction(N_("There is no gem colour called {colour}."), colour=unknown[0])
     return {c: parse_count(raw.get(c)) for c in COLOURS}

@@ -298,6 +298,38 @@ def test_malformed_or_untimely_actions_are_refused_with_a_readable_message(actio
     assert refused.value.message
 
 
+HUGE = 10**5000  # more digits than Python turns into text by default
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "offer", 5: 1},  # keys that are not text (a Python caller, not a form)
+        {"type": "offer", None: "1"},
+        {"type": "offer", "gems": {5: 1}},
+        {"type": "offer", "gems": {HUGE: 1}},
+        {"type": "offer", "gems": {"red": HUGE}},
+        {"type": "offer", "gems": {"red": 23}},
+        {"type": HUGE},
+    ],
+)
+def test_odd_keys_and_huge_counts_are_refused_never_crash(action: dict) -> None:
+    """Platform contract (app/games/base.py): a malformed action raises IllegalAction, nothing else."""
+    state = bargain_table(gems(2, 2, 2, 2), gems(3, 3, 3, 3))
+    with pytest.raises(IllegalAction) as refused:
+        ENGINE.apply(state, 1, action)
+    assert refused.value.message
+    str(refused.value)
+
+
+@pytest.mark.parametrize("take", [{"red": HUGE}, {"red": 1e300}, {HUGE: 1}, {"red": 23, "blue": -21}])
+def test_odd_gem_counts_in_the_d_exchange_are_refused_never_crash(take: dict) -> None:
+    state = play(five_table(), ["A", "B", "B", "D", "B"])
+    with pytest.raises(IllegalAction) as refused:
+        ENGINE.apply(state, 3, {"type": "exchange", "give": "blue", "take": take, 7: "x"})
+    assert refused.value.message
+
+
 # --- action D with five players (ruling 5) ------------------------------------------------------------
 
 
