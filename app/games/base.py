@@ -185,13 +185,17 @@ def random_legal_action(legal: list[dict[str, Any]], rng: random.Random) -> Acti
     return action
 
 
+SAMPLE_WINDOW = 20
+
+
 def sample_domain(domain: dict[str, Any], rng: random.Random) -> Any:
     kind = domain["kind"]
     if kind == "choice":
         return rng.choice(domain["options"])
     if kind == "int":
+        # Random play stays near the minimum: a domain may run to 30-digit numbers.
         low = domain["min"]
-        high = domain["max"] if domain.get("max") is not None else low + 20
+        high = low + SAMPLE_WINDOW if domain.get("max") is None else min(domain["max"], low + SAMPLE_WINDOW)
         excluded = set(domain.get("exclude", []))
         candidates = [n for n in range(low, high + 1) if n not in excluded]
         if not candidates:  # the window above min was all excluded: step past it

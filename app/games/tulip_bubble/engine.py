@@ -178,7 +178,9 @@ class TulipBubble:
         elif in_turn and phase == "auction":
             legal.append(
                 _template(
-                    "raise", N_("Raise"), amount={"kind": "int", "min": _minimum_bid(state), "max": None}
+                    "raise",
+                    N_("Raise"),
+                    amount={"kind": "int", "min": _minimum_bid(state), "max": 10**MAX_BID_DIGITS - 1},
                 )
             )
             legal.append(_template("drop", N_("Drop out")))
