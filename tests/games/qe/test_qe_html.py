@@ -4,6 +4,7 @@ lets that seat know, in English and Chinese, through random games to the end."""
 from __future__ import annotations
 
 import random
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from app.games import base
 from app.games.base import State
 from app.games.qe import ENGINE, rules
+from app.web.app import form_to_action
 from app.web.render import render_seat_html
 
 SECRET_PREFIX = "987654321"
@@ -103,3 +105,73 @@ def test_finished_page_shows_every_sheet_and_the_winner() -> None:
     for record in state["auctions"]:
         if record["winner"] is not None:
             assert shows(html, record["amount"])
+
+
+class ButtonPosts(HTMLParser):
+    """What each submit button of a page posts, as a browser (or htmx) builds it: every named
+    input of its form in document order, a typed amount where the player writes one, then the
+    button's own name and value."""
+
+    def __init__(self, typed: str) -> None:
+        super().__init__()
+        self.typed = typed
+        self.fields: list[tuple[str, str]] | None = None
+        self.posts: list[tuple[str, dict[str, Any]]] = []
+        self.label: str | None = None
+        self.extra: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if tag == "form":
+            self.fields = [] if str(named.get("action", "")).endswith("/act") else None
+        elif self.fields is not None and tag == "input" and named.get("name") not in (None, "version"):
+            value = named.get("value")
+            self.fields.append((str(named["name"]), self.typed if value is None else str(value)))
+        elif self.fields is not None and tag == "button":
+            self.label = ""
+            self.extra = [(str(named["name"]), str(named.get("value", "")))] if named.get("name") else []
+
+    def handle_data(self, data: str) -> None:
+        if self.label is not None:
+            self.label += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "button" and self.fields is not None and self.label is not None:
+            self.posts.append((self.label.strip(), form_to_action(self.fields + self.extra)))
+            self.label = None
+        elif tag == "form":
+            self.fields = None
+
+
+def test_bid_zero_button_hands_in_a_zero_bid() -> None:
+    """Seed 02 秘密競標: a sealed bid may be 0 (and scores 2 once per round, phase 04). The page's
+    "Bid 0" button must post exactly that, whatever is typed in the amount box beside it."""
+    state = ENGINE.apply(fresh(4), 0, {"type": "open_bid", "amount": "5"})
+    for typed in ("", "12"):
+        page = ButtonPosts(typed)
+        page.feed(render_seat_html(ENGINE, state, 1))
+        posts = dict(page.posts)
+        assert posts["Bid 0"] == {"type": "bid", "amount": "0"}
+        after = ENGINE.apply(state, 1, posts["Bid 0"])
+        assert after["auction"]["bids"][1] == 0
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_every_button_on_every_page_posts_an_action_the_engine_accepts(players: int) -> None:
+    """Forms carry exactly the engine's params: a player pressing any button is never refused."""
+    rng = random.Random(players + 40)
+    state = ENGINE.setup(players, {}, players + 40)
+    checked = 0
+    while not state["finished"]:
+        for seat in (s for s in range(players) if ENGINE.legal_actions(state, s)):
+            page = ButtonPosts("987654")
+            page.feed(render_seat_html(ENGINE, state, seat))
+            for label, action in page.posts:
+                try:
+                    ENGINE.apply(state, seat, action)
+                except base.IllegalAction as refused:
+                    pytest.fail(f"{label!r} posts {action} and is refused: {refused}")
+                checked += 1
+        seat = rng.choice(ENGINE.to_act(state))
+        state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
+    assert checked > 40
