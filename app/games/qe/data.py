@@ -115,6 +115,7 @@ DIVERSIFICATION: dict[str, dict[int, int]] = {
 ZERO_BID_POINTS = 2
 LOWEST_SPEND_BONUS: dict[str, int] = {"small": 6, "large": 7}
 MAX_BID_DIGITS = 30
+LARGEST_BID = 10**MAX_BID_DIGITS - 1
 
 
 def table_size(players: int) -> str:

@@ -172,10 +172,10 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         return []
     auction = state["auction"]
     if phase == "open_bid":
-        amount = {"kind": "int", "min": 1, "max": None, "exclude": []}
+        amount = {"kind": "int", "min": 1, "max": data.LARGEST_BID, "exclude": []}
         return [{"type": "open_bid", "label": N_("Open the bidding"), "params": {"amount": amount}}]
     exclude = [] if auction["open_bid"] is None else [auction["open_bid"]]
-    amount = {"kind": "int", "min": 0, "max": None, "exclude": exclude}
+    amount = {"kind": "int", "min": 0, "max": data.LARGEST_BID, "exclude": exclude}
     return [{"type": "bid", "label": N_("Hand in a sealed bid"), "params": {"amount": amount}}]
 
 
