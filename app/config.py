@@ -15,6 +15,7 @@ class Settings(BaseSettings):
     port: int = Field(8000, validation_alias="PORT")
     database_url: str = Field("sqlite:///./data/bourse.db", validation_alias="BOURSE_DATABASE_URL")
     bot_delay: float = Field(1.0, validation_alias="BOURSE_BOT_DELAY", ge=0)
+    bot_window_delay: float = Field(6.0, validation_alias="BOURSE_BOT_WINDOW_DELAY", ge=0)
     secure_cookies: bool = Field(False, validation_alias="BOURSE_SECURE_COOKIES")
     public_url: str = Field("", validation_alias="BOURSE_PUBLIC_URL")
     forwarded_allow_ips: str = Field("127.0.0.1", validation_alias="FORWARDED_ALLOW_IPS")

@@ -389,6 +389,18 @@ class RoomService:
             self._apply(session, room, seats, engine, state, seat, action)
             return self._snapshot(session, room)
 
+    def window_open_for_people(self, code: str) -> bool:
+        """Whether a seat played by a person has an out-of-turn option marked ``window``."""
+        snapshot = self.load(code)
+        if snapshot.state is None or snapshot.status != "playing":
+            return False
+        return any(
+            template.get("window")
+            for seat in snapshot.seats
+            if not seat.played_by_bot
+            for template in snapshot.engine.legal_actions(snapshot.state, seat.seat)
+        )
+
     def bot_step(self, code: str) -> bool:
         """Let one bot seat that the game waits for act. Returns whether a bot acted."""
         with self._lock(code), self.db.write() as session:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("BOURSE_BOT_DELAY", "0")
+os.environ.setdefault("BOURSE_BOT_WINDOW_DELAY", "0")
 
 from app.config import Settings  # noqa: E402
 from app.db import Database  # noqa: E402

@@ -31,6 +31,7 @@ def start_server(
         "PORT": str(port),
         "BOURSE_DATABASE_URL": f"sqlite:///{database}",
         "BOURSE_BOT_DELAY": str(bot_delay),
+        "BOURSE_BOT_WINDOW_DELAY": "0",
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT

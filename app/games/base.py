@@ -24,7 +24,9 @@ legal action with no game-specific code::
       {"kind": "int", "min": 0, "max": null | int, "exclude": [ints]}
       {"kind": "choice", "options": [json values]}
       {"kind": "counts", "max": {"red": 3, ...}, "min_total": 1}   # a multiset, e.g. gems
-    A template with no params is one concrete action. Every value inside a domain must be legal,
+    A template with no params is one concrete action. ``"window": true`` marks an out-of-turn option
+    that closes when the game moves on (the Q.E. peek): server bots then give people time to use it.
+    Every value inside a domain must be legal,
     except where the template carries ``"constraint": "<human text>"`` (a rule spanning several
     params, e.g. "the offer must beat the current one"); then a client may be refused and tries
     again.

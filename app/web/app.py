@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     db = Database(settings.database_url)  # creates the SQLite file's folder
     upgrade_to_head(settings.database_url)
     service = RoomService(db)
-    live = LiveRooms(service, settings.bot_delay)
+    live = LiveRooms(service, settings.bot_delay, settings.bot_window_delay)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

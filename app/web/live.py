@@ -61,9 +61,10 @@ def regions_for(snapshot: RoomSnapshot, seat: int | None, locale: str, connected
 
 
 class LiveRooms:
-    def __init__(self, service: RoomService, bot_delay: float) -> None:
+    def __init__(self, service: RoomService, bot_delay: float, window_delay: float = 0.0) -> None:
         self.service = service
         self.bot_delay = bot_delay
+        self.window_delay = window_delay
         self.tabs: dict[str, set[Tab]] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._bot_rerun: set[str] = set()
@@ -123,6 +124,8 @@ class LiveRooms:
     async def _drive_bots(self, code: str) -> None:
         while True:
             await asyncio.sleep(self.bot_delay)
+            if self.window_delay and await run_in_threadpool(self.service.window_open_for_people, code):
+                await asyncio.sleep(self.window_delay)  # let people use an option the bot's move would close
             try:
                 acted = await run_in_threadpool(self.service.bot_step, code)
             except RoomError as refused:

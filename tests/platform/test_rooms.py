@@ -203,3 +203,28 @@ def test_play_again_creates_a_room_with_the_same_game_and_bots(service: RoomServ
     assert service.load(code).next_code == new_code
     assert [(s.name, s.is_bot) for s in fresh.seats] == [("Host", False), ("Bot Bernoulli", True)]
     assert service.seat_for_token(new_code, token) == 0
+
+
+def test_people_get_time_for_a_window_option_bots_would_close(service: RoomService) -> None:
+    """Q.E., 5 players: after an award a person may peek until the next auctioneer reveals the next tile."""
+    code, _, _ = service.create_room("qe", 5, {}, "Host")
+    service.add_bot(code, 0, fill=True)
+    service.start(code, 0)
+    assert not service.window_open_for_people(code)
+    for _ in range(200):
+        snapshot = service.load(code)
+        assert snapshot.state is not None
+        if snapshot.state["phase"] == "award" and any(
+            t.get("window") for t in snapshot.engine.legal_actions(snapshot.state, 0)
+        ):
+            break
+        if 0 in snapshot.to_act():
+            legal = snapshot.engine.legal_actions(snapshot.state, 0)
+            amount = legal[0]["params"]["amount"]
+            bid = next(n for n in range(amount["min"], amount["min"] + 5) if n not in amount["exclude"])
+            service.act(code, 0, snapshot.version, {"type": legal[0]["type"], "amount": bid})
+        else:
+            service.bot_step(code)
+    else:
+        pytest.fail("no award with a peek for the person came up")
+    assert service.window_open_for_people(code)

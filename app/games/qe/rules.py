@@ -166,7 +166,9 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         if seat == next_auctioneer(state):
             legal.append({"type": "reveal", "label": N_("Reveal the next company"), "params": {}})
         if peek_allowed(state, seat):
-            legal.append({"type": "peek", "label": N_("Peek at the winning amount"), "params": {}})
+            legal.append(
+                {"type": "peek", "label": N_("Peek at the winning amount"), "params": {}, "window": True}
+            )
         return legal
     if seat not in to_act(state):
         return []
