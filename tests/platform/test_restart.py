@@ -16,36 +16,39 @@ def test_a_killed_server_keeps_every_acknowledged_action(tmp_path: Path) -> None
     database, port = tmp_path / "bourse.db", free_port()
     base = f"http://127.0.0.1:{port}/api"
     rng = random.Random(5)
+    client = httpx.Client(
+        timeout=60
+    )  # a loaded CI machine may answer slowly; the test is about loss, not speed
     server = start_server(database, port)
     try:
-        created = httpx.post(f"{base}/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+        created = client.post(f"{base}/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
         code, tokens = created["code"], [created["token"]]
         tokens += [
-            httpx.post(f"{base}/rooms/{code}/join", json={"name": n}).json()["token"] for n in ("Bob", "Cy")
+            client.post(f"{base}/rooms/{code}/join", json={"name": n}).json()["token"] for n in ("Bob", "Cy")
         ]
-        httpx.post(f"{base}/rooms/{code}/start", headers={"Authorization": f"Bearer {tokens[0]}"})
+        client.post(f"{base}/rooms/{code}/start", headers={"Authorization": f"Bearer {tokens[0]}"})
         acknowledged = 0
         for _ in range(12):
-            room = httpx.get(f"{base}/rooms/{code}").json()
+            room = client.get(f"{base}/rooms/{code}").json()
             seat = room["to_act"][0]
             headers = {"Authorization": f"Bearer {tokens[seat]}"}
-            mine = httpx.get(f"{base}/rooms/{code}", headers=headers).json()
-            answer = httpx.post(
+            mine = client.get(f"{base}/rooms/{code}", headers=headers).json()
+            answer = client.post(
                 f"{base}/rooms/{code}/actions",
                 json={"version": mine["version"], "action": random_legal_action(mine["legal"], rng)},
                 headers=headers,
             )
             acknowledged += answer.status_code == 200
-        before = httpx.get(f"{base}/rooms/{code}", headers={"Authorization": f"Bearer {tokens[1]}"}).json()
+        before = client.get(f"{base}/rooms/{code}", headers={"Authorization": f"Bearer {tokens[1]}"}).json()
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait()
     assert acknowledged >= 10
     server = start_server(database, port)
     try:
-        after = httpx.get(f"{base}/rooms/{code}", headers={"Authorization": f"Bearer {tokens[1]}"}).json()
+        after = client.get(f"{base}/rooms/{code}", headers={"Authorization": f"Bearer {tokens[1]}"}).json()
         assert after["version"] == before["version"] and after["view"] == before["view"]
-        assert len(httpx.get(f"{base}/rooms/{code}/log").json()["events"]) > 0
+        assert len(client.get(f"{base}/rooms/{code}/log").json()["events"]) > 0
     finally:
         server.terminate()
         server.wait()
