@@ -1,0 +1,61 @@
+"""Pages a visitor opens without playing: the start page, rules pages, unknown rooms, the API docs."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.games.registry import ENGINES
+from app.web.app import create_app
+
+
+@pytest.fixture
+def client(settings: Settings) -> TestClient:
+    with TestClient(create_app(settings)) as client:
+        yield client  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("locale", ["en", "zh_Hant", "zh_Hans"])
+def test_every_game_has_a_rules_page_in_every_language(client: TestClient, locale: str) -> None:
+    for game_id, engine in ENGINES.items():
+        page = client.get(f"/games/{game_id}/rules?lang={locale}")
+        assert page.status_code == 200
+        assert engine.info.name(locale) in page.text
+        rules = page.text.split('<article class="rules">')[1].split("</article>")[0]
+        assert rules.count("<p") + rules.count("<li") >= 5, f"{game_id} rules page looks empty"
+
+
+def test_data_we_reconstructed_is_marked_so_on_the_rules_page(client: TestClient) -> None:
+    for game_id in ("basari", "tulipmania-1637"):
+        assert "reconstruct" in client.get(f"/games/{game_id}/rules?lang=en").text.lower()
+
+
+def test_start_page_offers_every_game(client: TestClient) -> None:
+    page = client.get("/?lang=en").text
+    for game_id in ENGINES:
+        assert f'id="game-{game_id}"' in page
+
+
+def test_unknown_rooms_and_games_get_a_readable_404(client: TestClient) -> None:
+    room = client.get("/r/nosuchroom2345")
+    assert room.status_code == 404 and "There is no room with this code." in room.text
+    assert client.get("/games/chess/rules").status_code == 404
+    assert client.post("/r/nosuchroom2345/act", data={"version": "1", "type": "bid"}).status_code == 404
+
+
+def test_malformed_room_creation_is_refused_readably(client: TestClient) -> None:
+    for form in (
+        {"game": "qe", "players": "9", "name": "Ann"},
+        {"game": "qe", "players": "3", "name": ""},
+        {"game": "nope", "players": "3", "name": "Ann"},
+        {"players": "x"},
+    ):
+        answer = client.post("/rooms", data=form, follow_redirects=False)
+        assert answer.status_code == 400, form
+
+
+def test_api_docs_describe_the_legal_format(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    assert "kind" in schema["info"]["description"] and "/api/rooms/{code}/actions" in schema["paths"]
+    assert client.get("/docs").status_code == 200
