@@ -34,8 +34,8 @@ legal action with no game-specific code::
 Views and events
     ``view(state, seat)`` (``seat=None`` for a spectator) is everything that seat may know — the
     only thing a template, a JSON answer or a push may carry. Game-log events live in the state as
-    ``{"text": N_("{seat} bid {amount}"), "params": {...}, "to": null | [seats]}``; ``to`` null means
-    public. A param of the form ``{"seat": n}`` is rendered as that seat's display name.
+    ``{"text": N_("{seat} bid {amount}"), "params": {...}, "to": null | [seats], "not_to"?: [seats]}``;
+    ``to`` null means public (spectators included), less any seats in ``not_to``. A param of the form ``{"seat": n}`` is rendered as that seat's display name.
     ``visible_events(state, seat)`` gives the events a seat may read.
 """
 
@@ -163,9 +163,18 @@ def copy_state(state: State) -> State:
     return copy.deepcopy(state)
 
 
-def log_event(state: State, text: str, to: list[int] | None = None, **params: Any) -> None:
-    """Append a game-log event; ``to=None`` makes it public."""
-    state["events"].append({"text": text, "params": params, "to": to})
+def log_event(
+    state: State, text: str, to: list[int] | None = None, not_to: list[int] | None = None, **params: Any
+) -> None:
+    """Append a game-log event: for the seats ``to``, or public (spectators included) but for ``not_to``.
+
+    ``not_to`` serves the common split where a few seats read a detailed line and everyone else,
+    spectators too, a redacted one.
+    """
+    event: dict[str, Any] = {"text": text, "params": params, "to": to}
+    if not_to:
+        event["not_to"] = list(not_to)
+    state["events"].append(event)
 
 
 def seat_ref(seat: int) -> dict[str, int]:
@@ -175,7 +184,12 @@ def seat_ref(seat: int) -> dict[str, int]:
 
 def visible_events(state: State, seat: int | None) -> list[dict[str, Any]]:
     """The game-log events that ``seat`` (None: a spectator) may read."""
-    return [e for e in state["events"] if e["to"] is None or (seat is not None and seat in e["to"])]
+    return [
+        e
+        for e in state["events"]
+        if (e["to"] is None and seat not in e.get("not_to", ()))
+        or (seat is not None and seat in (e["to"] or ()))
+    ]
 
 
 def random_legal_action(legal: list[dict[str, Any]], rng: random.Random) -> Action:

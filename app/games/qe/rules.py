@@ -316,7 +316,6 @@ def _award(state: State, winner: int | None, amount: int | None) -> None:
         )
     else:
         seen_by = sorted({winner} | ({auctioneer} if auctioneer is not None else set()))
-        others = [s for s in range(players) if s not in seen_by]
         base.log_event(
             state,
             N_("{seat} won {country} {industry} for {amount}."),
@@ -325,14 +324,13 @@ def _award(state: State, winner: int | None, amount: int | None) -> None:
             amount=amount,
             **params,
         )
-        if others:
-            base.log_event(
-                state,
-                N_("{seat} won {country} {industry}; the amount stays secret."),
-                to=others,
-                seat=base.seat_ref(winner),
-                **params,
-            )
+        base.log_event(
+            state,
+            N_("{seat} won {country} {industry}; the amount stays secret."),
+            not_to=seen_by,  # everyone else, spectators included
+            seat=base.seat_ref(winner),
+            **params,
+        )
     zero_bids, zero_scored = _zero_bids(state) if players >= 4 else ([], [])
     state["auctions"].append(
         {
