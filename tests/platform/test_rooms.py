@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from app.db import Database
+from app.migrate import upgrade_to_head
 from app.rooms import CODE_ALPHABET, Conflict, Forbidden, NotFound, RoomError, RoomService, Unprocessable
 
 
@@ -132,10 +133,8 @@ def test_concurrent_clicks_apply_once(service: RoomService, toy_game: str) -> No
 
 def test_two_processes_on_one_database_do_not_double_apply(database_url: str, toy_game: str) -> None:
     """Two services (as two processes would be) share only the database: the version check holds."""
-    first, second = RoomService(Database(database_url)), RoomService(Database(database_url))
-    from app.migrate import upgrade_to_head
-
     upgrade_to_head(database_url)
+    first, second = RoomService(Database(database_url)), RoomService(Database(database_url))
     code, _ = started_room(first, toy_game)
     version = first.load(code).version
     first.act(code, 0, version, {"type": "pick", "number": 1})
