@@ -177,6 +177,7 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     accept.wait_for(timeout=PUSH_WAIT)
     for name, page in pages.items():
         page.screenshot(path=str(artifacts / f"basari-bargain-{name.lower()}.png"), full_page=True)
+    scored_rounds = pages[first].locator("#r-g-summary .bs-scoring").count()
     act(pages[first], accept, accept.locator("button"))
     accepted = f"{first} accepts 1G 1B from {second}, who performs {BARGAIN_CARD}."
     for page in pages.values():
@@ -187,7 +188,9 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
         assert f"{second} performs {BARGAIN_CARD}" in log
         assert not page.locator("#r-g-bargain .bs-bargain").count()
         grown = dict(before, green=before["green"] + 1, blue=before["blue"] + 1)
-        assert gems_of(page, first) == grown, "the accepting player took the raised gems"
+        if page.locator("#r-g-summary .bs-scoring").count() == scored_rounds:
+            assert gems_of(page, first) == grown, "the accepting player took the raised gems"
+        # else this turn ended the round and its scoring returned gems; the log lines above prove the transfer
 
 
 def take_a_turn(page: Any, rng: random.Random) -> bool:
