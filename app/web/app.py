@@ -341,7 +341,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             socket.headers.get("accept-language"),
         )
         await socket.accept()
-        tab = Tab(socket=socket, seat=seat, locale=locale)
+        page_version = socket.query_params.get("v", "")
+        tab = Tab(
+            socket=socket,
+            seat=seat,
+            locale=locale,
+            page_version=int(page_version) if page_version.isdigit() else None,
+        )
         await live.join(code, tab)
         try:
             while True:

@@ -25,6 +25,7 @@ class Tab:
     socket: WebSocket
     seat: int | None
     locale: str
+    page_version: int | None = None  # the room version the tab's page was rendered at
     sent: dict[str, str] = field(default_factory=dict)
     version: int = -1
 
@@ -96,7 +97,10 @@ class LiveRooms:
             if snapshot.version < tab.version:
                 continue  # a newer publish already reached this tab
             regions = regions_for(snapshot, tab.seat, tab.locale, connected)
-            if tab.sent.keys() != regions.keys():
+            if not tab.sent and tab.page_version == snapshot.version:
+                # The page already shows this version; re-sending it would wipe what the person is typing.
+                message = oob_fragments(regions, ["seats"])  # presence may have changed since
+            elif tab.sent.keys() != regions.keys():
                 message = str(regions_container(regions, oob=True))
             else:
                 changed = [region for region, html in regions.items() if tab.sent[region] != html]

@@ -94,3 +94,16 @@ def test_another_sites_page_cannot_open_a_live_view(settings: Settings) -> None:
             f"/ws/rooms/{code}", headers={**headers, "origin": "http://testserver"}
         ) as tab:
             assert 'id="r-status"' in tab.receive_text()
+
+
+def test_a_tab_whose_page_is_current_is_not_redrawn_on_connect(settings: Settings) -> None:
+    """Re-sending the whole table on connect would wipe a name or bid the person is already typing."""
+    with TestClient(create_app(settings)) as client:
+        created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+        code = created["code"]
+        version = client.get(f"/api/rooms/{code}").json()["version"]
+        with client.websocket_connect(f"/ws/rooms/{code}?v={version}") as current:
+            first = current.receive_text()
+            assert 'id="r-seats"' in first and 'id="r-lobby"' not in first and 'id="regions"' not in first
+        with client.websocket_connect(f"/ws/rooms/{code}?v={version - 1}") as stale:
+            assert 'id="regions"' in stale.receive_text()
