@@ -17,6 +17,7 @@ import pytest
 from app.games import base
 from app.games.base import State
 from app.games.tulipmania_1637 import ENGINE, rules
+from tests.games.tulipmania_1637.tulipmania_helpers import disguised
 
 # Log lines in which the bank pays a player (+) or a player pays the bank (-); every other cash
 # movement is between players. Per the rulebook: proxy sales, all-pass sales, burst sell-offs,
@@ -65,24 +66,6 @@ def check_conservation(state: State) -> None:
     assert buyers == rules.BUYERS_PER_COLOUR * len(state["colours"])
     assert all(card in state["live"] for card in state["face_up"])
     assert all(cash >= 0 for cash in state["cash"])
-
-
-def disguised(state: State, target: int) -> State:
-    """The same table except for ``target``'s secrets: buyer colours, an unrevealed card, deck order.
-
-    A shallow copy with the changed parts replaced (the log is shared, untouched)."""
-    other = dict(state)
-    colours = other["colours"]
-    rotation = {c: colours[(i + 1) % len(colours)] for i, c in enumerate(colours)}
-    other["buyers"] = [list(hand) for hand in state["buyers"]]
-    other["buyers"][target] = sorted(rotation[c] for c in state["buyers"][target])
-    if state["sale"] is not None and state["sale"]["cards"][target] is not None:
-        cards = list(state["sale"]["cards"])
-        cards[target] = (cards[target] + 2) % 5
-        other["sale"] = {**state["sale"], "cards": cards}
-    other["deck"] = state["deck"][::-1]
-    other["reserve"] = state["reserve"][::-1]
-    return other
 
 
 def view_without_log(state: State, seat: int | None) -> str:
