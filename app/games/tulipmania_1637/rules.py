@@ -358,6 +358,15 @@ def sale_winner(state: State, cards: list[int | None]) -> int | None:
     return seat
 
 
+def _sale_price_and_landing(card: int, cell: board.Position) -> tuple[int, board.Position]:
+    """What a winning 1–4 card pays and where the price lands: purchases pay the current cell and move
+    along the purchase track; speculations pay the transition cell above and jump two rows up."""
+    if card in (PURCHASE, PURCHASE_BY_PROXY):
+        return board.value(cell), board.purchase(cell)
+    transition, landing = board.speculate(cell)  # type: ignore[misc]
+    return board.value(transition), landing
+
+
 def _settle_sale(state: State) -> None:
     sale = state["sale"]
     cards = sale["cards"]
@@ -369,13 +378,9 @@ def _settle_sale(state: State) -> None:
     tulips = state["tulips"]
     speculator = None
     if card in (PURCHASE, SPECULATE):
-        if card == PURCHASE:
-            paid, landing = before, board.purchase(cell)
-        else:
-            transition, landing = board.speculate(cell)  # type: ignore[misc]
-            paid = board.value(transition)
-            speculator = winner
         assert winner is not None
+        paid, landing = _sale_price_and_landing(card, cell)
+        speculator = winner if card == SPECULATE else None
         tulips[seller][colour] -= 1
         tulips[winner][colour] += 1
         state["cash"][winner] -= paid
@@ -386,13 +391,9 @@ def _settle_sale(state: State) -> None:
             else N_("{winner} speculates on {seller}'s {colour} tulip and pays ƒ{amount} (4 – Speculate).")
         )
     elif card in (PURCHASE_BY_PROXY, SPECULATE_BY_PROXY):
-        if card == PURCHASE_BY_PROXY:
-            paid, landing = before, board.purchase(cell)
-        else:
-            transition, landing = board.speculate(cell)  # type: ignore[misc]
-            paid = board.value(transition)
-            speculator = winner
         assert winner is not None
+        paid, landing = _sale_price_and_landing(card, cell)
+        speculator = winner if card == SPECULATE_BY_PROXY else None
         for _ in range(BUYERS_NEEDED[card]):
             state["buyers"][winner].remove(colour)
             state["buyers_removed"] += 1
