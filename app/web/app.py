@@ -26,8 +26,8 @@ from app.i18n import LOCALE_COOKIE, LOCALES, choose_locale, format_message
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web import api
-from app.web.live import LiveRooms, Tab, make_table, regions_for
-from app.web.render import ROOT, oob_fragments, regions_container, render_page, wrap_region
+from app.web.live import LiveRooms, Tab, regions_for
+from app.web.render import ROOT, regions_container, render_page, wrap_region
 
 log = logging.getLogger(__name__)
 
@@ -122,12 +122,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         if is_htmx(request):
             flash = render_page("platform/flash.html", locale, message=message)
-            body = str(wrap_region("flash", flash, oob=True))
-            if code is not None and refused.status == 409:
-                seat = seat_of(request, code)
-                snapshot = service.load(code)
-                body += oob_fragments(regions_for(snapshot, seat, locale, live.connected(code)))
-            return HTMLResponse(body, status_code=refused.status)
+            # Only the message: the tab's WebSocket already brought the table that made this move stale.
+            return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=refused.status)
         if code is not None and refused.status != 404:
             return RedirectResponse(f"/r/{code}?error={quote(message)}", status_code=303)
         return page(request, "platform/error.html", status_code=refused.status, message=message)
@@ -148,9 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             game_id=info.id,
             room=snapshot,
             info=info,
-            seat=seat,
             regions=regions_container(regions, oob=False),
-            table=make_table(snapshot, seat, live.connected(snapshot.code)),
             invite_url=f"{base_url(request)}/r/{snapshot.code}",
             resume_url=f"{base_url(request)}/r/{snapshot.code}/resume/{request.cookies[seat_cookie(snapshot.code)]}"
             if seat is not None

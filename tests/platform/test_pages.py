@@ -59,3 +59,15 @@ def test_api_docs_describe_the_legal_format(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     assert "kind" in schema["info"]["description"] and "/api/rooms/{code}/actions" in schema["paths"]
     assert client.get("/docs").status_code == 200
+
+
+def test_a_refused_form_answers_with_the_message_only(client: TestClient) -> None:
+    """The tab's WebSocket brings the table; an answer carrying regions could land after a newer push."""
+    client.post("/rooms", data={"game": "qe", "players": "3", "name": "Ann"})
+    code = next(name for name in client.cookies if name.startswith("bourse_seat_"))[len("bourse_seat_") :]
+    answer = client.post(
+        f"/r/{code}/act", data={"version": "99", "type": "open_bid"}, headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 409
+    assert 'id="r-flash"' in answer.text and "The game has not started yet." in answer.text
+    assert 'id="r-status"' not in answer.text
