@@ -142,7 +142,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             request,
             "platform/room.html",
             game_id=info.id,
-            room=snapshot,
+            room={
+                "code": snapshot.code,
+                "version": snapshot.version,
+            },  # never the state: only views reach templates
             info=info,
             regions=regions_container(regions, oob=False),
             invite_url=f"{base_url(request)}/r/{snapshot.code}",
