@@ -15,7 +15,7 @@ from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
 
 from app.rooms import RoomError, RoomService, RoomSnapshot
-from app.web.render import Table, oob_fragments, regions_container, render_regions, wrap_region
+from app.web.render import Table, oob_fragments, regions_container, render_regions, version_marker
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class LiveRooms:
                     continue
                 message = oob_fragments(regions, changed)
             if snapshot.version != tab.version:
-                message += str(wrap_region("flash", "", oob=True))  # the table moved on: old errors go
+                message += version_marker(snapshot.version)  # the table moved on: old errors go
             try:
                 await tab.socket.send_text(message)
             except Exception:  # a closed socket: its own handler will leave

@@ -125,6 +125,15 @@ def wrap_region(region: str, html: str, oob: bool) -> Markup:
     return Markup(f'<section id="r-{region}" class="region region-{region}"{oob_attr}>{html}</section>')
 
 
+def version_marker(version: int) -> str:
+    """An empty flash region stamped with the room version a push brings: clears stale refusals, and
+    tells the page (and load tests) which version it now shows."""
+    return (
+        f'<section id="r-flash" class="region region-flash" aria-live="assertive" '
+        f'data-room-version="{version}" hx-swap-oob="true"></section>'
+    )
+
+
 def regions_container(regions: dict[str, str], oob: bool) -> Markup:
     """All regions in their container: pushed whole when the set of regions changes (game start)."""
     inner = "".join(wrap_region(region, html, oob=False) for region, html in regions.items())
