@@ -30,12 +30,12 @@ Design choices where the rules are silent:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from app.games import base
 from app.games.base import N_, IllegalAction, State
 from app.games.qe import data, scoring
-from app.games.qe.bids import parse_bid
 
 GAME_ID = "qe"
 
@@ -228,6 +228,48 @@ def _bid(state: State, seat: int, action: dict[str, Any]) -> None:
     base.log_event(state, N_("You bid {amount} in secret."), to=[seat], amount=amount)
     if len(auction["submitted"]) == len(auction["bidders"]):
         _evaluate(state)
+
+
+# --- reading a bid as a player typed it: exact whole numbers of any size, up to 30 digits ---------
+
+_FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+_DIGITS = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"[0-9]*[.,][0-9]*")
+
+
+def parse_bid(value: Any) -> int:
+    """The bid as an exact ``int``, or an ``IllegalAction`` saying what is wrong with it.
+
+    Accepts ints and strings of ASCII (or full-width, as typed with a Chinese input method)
+    digits, with surrounding spaces ignored. Refuses negatives, decimals, signs, words, blanks
+    and anything longer than 30 digits.
+    """
+    if isinstance(value, bool):
+        raise IllegalAction(N_("A bid must be a whole number such as 12."))
+    if isinstance(value, int):
+        if value < 0:
+            raise IllegalAction(N_("A bid cannot be negative."))
+        if value >= 10**data.MAX_BID_DIGITS:
+            raise IllegalAction(N_("A bid may have at most {digits} digits."), digits=data.MAX_BID_DIGITS)
+        return value
+    if isinstance(value, float):
+        raise IllegalAction(N_("A bid must be a whole number, without decimals."))
+    if not isinstance(value, str):
+        raise IllegalAction(N_("A bid must be a whole number such as 12."))
+    text = value.strip().translate(_FULLWIDTH_DIGITS)
+    if not text:
+        raise IllegalAction(N_("Write your bid first: a whole number such as 12."))
+    if len(text) > data.MAX_BID_DIGITS:
+        raise IllegalAction(N_("A bid may have at most {digits} digits."), digits=data.MAX_BID_DIGITS)
+    if text.startswith("-"):
+        raise IllegalAction(N_("A bid cannot be negative."))
+    if text.startswith("+"):
+        raise IllegalAction(N_("Write the bid without a + sign, digits only."))
+    if _DECIMAL.fullmatch(text):
+        raise IllegalAction(N_("A bid must be a whole number, without decimals or separators."))
+    if not _DIGITS.fullmatch(text):
+        raise IllegalAction(N_("A bid is written with the digits 0 to 9 only."))
+    return int(text)
 
 
 def _standing_bids(auction: dict[str, Any]) -> list[int | None]:
