@@ -10,8 +10,12 @@ from alembic.config import Config
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def upgrade_to_head(database_url: str) -> None:
+def alembic_config(database_url: str) -> Config:
     config = Config(str(ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(ROOT / "migrations"))
     config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
-    command.upgrade(config, "head")
+    return config
+
+
+def upgrade_to_head(database_url: str) -> None:
+    command.upgrade(alembic_config(database_url), "head")

@@ -1,5 +1,7 @@
 """Database tables: rooms (with their state snapshot), seats and the append-only action log.
 
+The game log is not in the snapshot: each action row holds the events it logged (see ``app.rooms``).
+
 Game states and actions are stored as JSON text so integers of any size survive exactly.
 """
 
@@ -25,7 +27,9 @@ class Room(SQLModel, table=True):
     options: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     seed: str = Field(max_length=40)
     status: str = Field(default="waiting", max_length=16)  # waiting | playing | finished
-    state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # without the game log
+    opening_events: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # the setup's
+    event_count: int = 0  # events in the whole game log
     version: int = 0
     next_code: str | None = Field(default=None, max_length=32)
     created_at: datetime = Field(default_factory=utcnow)
@@ -57,4 +61,5 @@ class ActionRecord(SQLModel, table=True):
     seq: int
     seat: int
     action: str = Field(sa_column=Column(Text, nullable=False))
+    events: str = Field(default="[]", sa_column=Column(Text, nullable=False, server_default="[]"))  # it logged
     created_at: datetime = Field(default_factory=utcnow)

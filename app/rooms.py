@@ -4,6 +4,12 @@ Everything that changes a room goes through ``RoomService``. An action is applie
 per-room lock, inside a ``BEGIN IMMEDIATE`` transaction, and committed together with its log
 entry and the new state snapshot; the version compare-and-set keeps that true across processes.
 
+The action log is the truth and the stored state is a cache of it: ``rooms.state`` holds the
+state *without* its game log (it stays small however long the game runs), each action row keeps the
+log events that action produced, and the events of the setup sit in ``rooms.opening_events``. The
+service also keeps each recent room's parsed snapshot in memory (``HOT_ROOMS``), checked against
+the database version before use, so an action does not re-read and re-parse the room.
+
 Staleness is judged per seat: every action names the room version it was made against, and it is
 refused (409) if that seat's legal actions have changed since then (``Seat.legal_version``). So in
 a simultaneous phase one player's sealed bid does not invalidate another's, while a double click,
@@ -18,10 +24,13 @@ import logging
 import random
 import secrets
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import func, text
 from sqlmodel import Session, select
 
 from app.db import Database
@@ -35,6 +44,10 @@ CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i look-alikes
 CODE_LENGTH = 13  # 13 * log2(31) ≈ 64 bits
 NAME_MAX = 24
 BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
+HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of KiB)
+RECENT_EVENTS = 64  # game-log events a snapshot carries so pushes need no database read
+
+Event = dict[str, Any]
 
 
 class RoomError(Exception):
@@ -78,9 +91,15 @@ class SeatInfo:
         return self.is_bot or self.bot_controlled
 
 
-@dataclass
+@dataclass(eq=False)
 class RoomSnapshot:
-    """A consistent read of one room: what routes render and answer with."""
+    """A consistent read of one room at one version: what routes render and answer with.
+
+    ``core`` is the game state without its game log (``events`` empty): everything rules, views
+    and bots need. The log is ``recent_events`` (the newest events, numbered from
+    ``events_total - len(recent_events)``) and, read from the database on first use, ``events``.
+    Snapshots are shared between threads and never changed after they are made.
+    """
 
     code: str
     game: str
@@ -90,9 +109,42 @@ class RoomSnapshot:
     status: str
     version: int
     seats: list[SeatInfo]
-    state: State | None
+    core: State | None
     next_code: str | None
     engine: Engine = field(repr=False)
+    room_id: int = 0
+    actions: int = 0  # rows in the action log
+    events_total: int = 0
+    recent_events: tuple[Event, ...] = ()
+    load_events: Callable[[int, int], list[Event]] | None = field(default=None, repr=False)  # (room, upto)
+    _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def events(self) -> list[Event]:
+        """The whole game log (read from the database once per snapshot)."""
+        if self.core is None or self.load_events is None:
+            return []
+        return self.load_events(self.room_id, self.actions)
+
+    @property
+    def state(self) -> State | None:
+        """The full state, game log included, as the engine left it."""
+        return None if self.core is None else {**self.core, "events": self.events}
+
+    def events_since(self, seen: int) -> list[Event] | None:
+        """The events after the first ``seen``, if this snapshot still carries them all."""
+        first = self.events_total - len(self.recent_events)
+        if seen < first:
+            return None
+        return list(self.recent_events[seen - first :])
+
+    def legal(self, seat: int | None) -> list[dict[str, Any]]:
+        """``seat``'s legal actions (computed once per snapshot; empty unless playing)."""
+        if seat is None or self.core is None or self.status != "playing":
+            return []
+        if seat not in self._legal:
+            self._legal[seat] = self.engine.legal_actions(self.core, seat)
+        return self._legal[seat]
 
     def seat(self, number: int | None) -> SeatInfo | None:
         if number is None:
@@ -103,14 +155,14 @@ class RoomSnapshot:
         info = self.seat(number)
         return info.name if info else f"#{number + 1}"
 
-    @property
+    @cached_property
     def result(self) -> Result | None:
-        return self.engine.result(self.state) if self.state is not None else None
+        return self.engine.result(self.core) if self.core is not None else None
 
     def to_act(self) -> list[int]:
-        if self.state is None or self.status != "playing":
+        if self.core is None or self.status != "playing":
             return []
-        return self.engine.to_act(self.state)
+        return self.engine.to_act(self.core)
 
 
 def hash_token(token: str) -> str:
@@ -151,12 +203,14 @@ class RoomService:
         self.engines = engines if engines is not None else ENGINES
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        self._hot: OrderedDict[str, RoomSnapshot] = OrderedDict()
+        self._hot_guard = threading.Lock()
 
     # ----------------------------------------------------------------- reading
     def load(self, code: str) -> RoomSnapshot:
+        """The room as it is now: the parsed snapshot in memory if the database has no newer version."""
         with self.db.read() as session:
-            room = self._room(session, code)
-            return self._snapshot(session, room)
+            return self._current(session, code)
 
     def ping(self) -> None:
         """Touch the database (health check)."""
@@ -186,14 +240,13 @@ class RoomService:
             return [(row.seat, json.loads(row.action)) for row in rows]
 
     def replay(self, code: str) -> State | None:
-        """Rebuild the state from the seed and the action log (it must equal the snapshot)."""
+        """Rebuild the state from the seed and the action log (it must equal the snapshot's)."""
         snapshot = self.load(code)
         if snapshot.status == "waiting":
             return None
-        state = snapshot.engine.setup(snapshot.players, snapshot.options, int(snapshot.seed))
-        for seat, action in self.action_log(code):
-            state = snapshot.engine.apply(state, seat, action)
-        return state
+        return replay_actions(
+            snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, self.action_log(code)
+        )
 
     # ----------------------------------------------------------------- lobby
     def create_room(
@@ -305,7 +358,9 @@ class RoomService:
             engine = self.engines[room.game]
             state = engine.setup(room.players, json.loads(room.options), int(room.seed))
             room.status = "finished" if engine.result(state) else "playing"
-            room.state = dumps(state)
+            room.state = dumps({**state, "events": []})
+            room.opening_events = dumps(state["events"])
+            room.event_count = len(state["events"])
             self._bump(session, room)
 
     def set_bot_control(self, code: str, actor: int | None, target: Any, bot: bool) -> None:
@@ -366,104 +421,175 @@ class RoomService:
             raise RoomError(N_("The action must name the room version it was made against."))
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise RoomError(N_("The action must be an object with a type."))
-        with self._lock(code), self.db.write() as session:
-            room = self._room(session, code)
-            seats = self._seats(session, room)
-            mine = next((s for s in seats if s.seat == seat), None)
-            if seat is None or mine is None:
-                raise Forbidden(N_("Only seated players can act; join the room first."))
-            if room.status != "playing":
-                raise Conflict(
-                    N_("The game has not started yet.")
-                    if room.status == "waiting"
-                    else N_("The game is over.")
-                )
-            if mine.bot_controlled:
-                raise Conflict(N_("A bot is playing for you; take your seat back first."))
-            if made_against > room.version or made_against < mine.legal_version:
-                raise Conflict(N_("The table changed before your move arrived; look again and retry."))
-            engine = self.engines[room.game]
-            state = json.loads(room.state or "null")
-            if not engine.legal_actions(state, seat):
-                raise Forbidden(N_("It is not your turn."))
-            self._apply(session, room, seats, engine, state, seat, action)
-            return self._snapshot(session, room)
+        with self._lock(code):
+            with self.db.write() as session:
+                room = self._current(session, code)
+                mine = room.seat(seat)
+                if seat is None or mine is None:
+                    raise Forbidden(N_("Only seated players can act; join the room first."))
+                if room.status != "playing":
+                    raise Conflict(
+                        N_("The game has not started yet.")
+                        if room.status == "waiting"
+                        else N_("The game is over.")
+                    )
+                if mine.bot_controlled:
+                    raise Conflict(N_("A bot is playing for you; take your seat back first."))
+                if made_against > room.version or made_against < mine.legal_version:
+                    raise Conflict(N_("The table changed before your move arrived; look again and retry."))
+                if not room.legal(seat):
+                    raise Forbidden(N_("It is not your turn."))
+                after = self._apply(session, room, seat, action)
+            self._remember(after)  # only once committed
+            return after
 
     def window_open_for_people(self, code: str) -> bool:
         """Whether a seat played by a person has an out-of-turn option marked ``window``."""
         snapshot = self.load(code)
-        if snapshot.state is None or snapshot.status != "playing":
-            return False
         return any(
             template.get("window")
             for seat in snapshot.seats
             if not seat.played_by_bot
-            for template in snapshot.engine.legal_actions(snapshot.state, seat.seat)
+            for template in snapshot.legal(seat.seat)
         )
 
     def bot_step(self, code: str) -> bool:
         """Let one bot seat that the game waits for act. Returns whether a bot acted."""
-        with self._lock(code), self.db.write() as session:
-            room = self._room(session, code)
-            if room.status != "playing":
-                return False
-            seats = self._seats(session, room)
-            engine = self.engines[room.game]
-            state = json.loads(room.state or "null")
-            robots = {s.seat for s in seats if s.is_bot or s.bot_controlled}
-            waiting = [number for number in engine.to_act(state) if number in robots]
-            if not waiting:
-                return False
-            seat = waiting[0]
-            rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
-            try:
-                action = engine.bot_action(state, seat, rng)
-                self._apply(session, room, seats, engine, state, seat, action)
-            except Unprocessable:
-                log.exception(
-                    "bot of %s in room %s chose an illegal action; playing at random", room.game, code
-                )
-                action = random_bot_action(engine, state, seat, rng)
-                self._apply(session, room, seats, engine, state, seat, action)
+        with self._lock(code):
+            with self.db.write() as session:
+                room = self._current(session, code)
+                if room.status != "playing" or room.core is None:
+                    return False
+                robots = {s.seat for s in room.seats if s.played_by_bot}
+                waiting = [number for number in room.to_act() if number in robots]
+                if not waiting:
+                    return False
+                seat = waiting[0]
+                rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
+                try:
+                    after = self._apply(session, room, seat, room.engine.bot_action(room.core, seat, rng))
+                except Unprocessable:
+                    log.exception(
+                        "bot of %s in room %s chose an illegal action; playing at random", room.game, code
+                    )
+                    action = random_bot_action(room.engine, room.core, seat, rng)
+                    after = self._apply(session, room, seat, action)
+            self._remember(after)
             return True
 
     # ----------------------------------------------------------------- internals
-    def _apply(
-        self,
-        session: Session,
-        room: Room,
-        seats: list[Seat],
-        engine: Engine,
-        state: State,
-        seat: int,
-        action: dict[str, Any],
-    ) -> None:
+    def _apply(self, session: Session, room: RoomSnapshot, seat: int, action: dict[str, Any]) -> RoomSnapshot:
+        """Apply, append to the log and move the version on; the new snapshot (not yet remembered).
+
+        The work does not grow with the game: the state carries no log, the new events go into the
+        action's own row, and each seat's legal actions are computed once per version.
+        """
+        assert room.core is not None
+        engine = room.engine
         try:
-            new_state = engine.apply(state, seat, action)
+            new_state = engine.apply(room.core, seat, action)
         except IllegalAction as refused:
             raise Unprocessable(refused.message, **refused.params) from refused
         except Exception as bug:  # an engine bug must not lose the room or answer 500
             log.exception("engine %s failed on %r", room.game, action)
             raise Unprocessable(N_("That action could not be applied.")) from bug
-        old_version = room.version
-        new_version = old_version + 1
-        seq = session.exec(select(func.count()).where(ActionRecord.room_id == room.id)).one() + 1
-        session.add(ActionRecord(room_id=room.id, seq=seq, seat=seat, action=dumps(action)))
-        for other in seats:
-            if other.seat == seat or engine.legal_actions(state, other.seat) != engine.legal_actions(
-                new_state, other.seat
-            ):
-                other.legal_version = new_version
-                session.add(other)
-        status = "finished" if engine.result(new_state) is not None else "playing"
-        updated = session.execute(
-            update(Room)
-            .where(Room.id == room.id, Room.version == old_version)  # type: ignore[arg-type]
-            .values(state=dumps(new_state), version=new_version, status=status, updated_at=utcnow())
+        new_events = new_state["events"]
+        new_core = {**new_state, "events": []}
+        new_version = room.version + 1
+        status = "finished" if engine.result(new_core) is not None else "playing"
+        after = RoomSnapshot(
+            code=room.code,
+            game=room.game,
+            players=room.players,
+            options=room.options,
+            seed=room.seed,
+            status=status,
+            version=new_version,
+            seats=room.seats,
+            core=new_core,
+            next_code=room.next_code,
+            engine=engine,
+            room_id=room.room_id,
+            actions=room.actions + 1,
+            events_total=room.events_total + len(new_events),
+            recent_events=(*room.recent_events, *new_events)[-RECENT_EVENTS:],
+            load_events=room.load_events,
         )
-        if updated.rowcount != 1:
+        changed = [
+            other.seat
+            for other in room.seats
+            if other.seat == seat or room.legal(other.seat) != after.legal(other.seat)
+        ]
+        after.seats = [
+            SeatInfo(s.seat, s.name, s.is_bot, s.bot_controlled, s.is_host, new_version)
+            if s.seat in changed
+            else s
+            for s in room.seats
+        ]
+        session.execute(
+            text(
+                "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
+                "VALUES (:room, :seq, :seat, :action, :events, :now)"
+            ),
+            {
+                "room": room.room_id,
+                "seq": after.actions,
+                "seat": seat,
+                "action": dumps(action),
+                "events": dumps(new_events),
+                "now": utcnow(),
+            },
+        )
+        session.execute(
+            text("UPDATE seats SET legal_version = :version WHERE room_id = :room AND seat = :seat"),
+            [{"version": new_version, "room": room.room_id, "seat": number} for number in changed],
+        )
+        updated = session.execute(
+            text(
+                "UPDATE rooms SET state = :state, version = :new, status = :status, "
+                "event_count = :events, updated_at = :now WHERE id = :room AND version = :old"
+            ),
+            {
+                "state": dumps(new_core),
+                "new": new_version,
+                "status": status,
+                "events": after.events_total,
+                "now": utcnow(),
+                "room": room.room_id,
+                "old": room.version,
+            },
+        )
+        if updated.rowcount != 1:  # type: ignore[attr-defined]
             raise Conflict(N_("The table changed before your move arrived; look again and retry."))
-        room.state, room.version, room.status = dumps(new_state), new_version, status
+        return after
+
+    def _current(self, session: Session, code: str) -> RoomSnapshot:
+        """The room's snapshot: the one in memory when the database holds no newer version."""
+        row = (
+            session.execute(text("SELECT id, version FROM rooms WHERE code = :code"), {"code": code}).first()
+            if isinstance(code, str)
+            else None
+        )
+        if row is None:
+            raise NotFound(N_("There is no room with this code."))
+        with self._hot_guard:
+            hot = self._hot.get(code)
+            if hot is not None and hot.version == row.version:
+                self._hot.move_to_end(code)
+                return hot
+        snapshot = self._snapshot(session, self._room(session, code))
+        self._remember(snapshot)
+        return snapshot
+
+    def _remember(self, snapshot: RoomSnapshot) -> None:
+        with self._hot_guard:
+            known = self._hot.get(snapshot.code)
+            if known is not None and known.version > snapshot.version:
+                return
+            self._hot[snapshot.code] = snapshot
+            self._hot.move_to_end(snapshot.code)
+            while len(self._hot) > HOT_ROOMS:
+                self._hot.popitem(last=False)
 
     def _bump(self, session: Session, room: Room) -> None:
         room.version += 1
@@ -497,6 +623,22 @@ class RoomService:
         return host
 
     def _snapshot(self, session: Session, room: Room) -> RoomSnapshot:
+        """Read a room whole (a cold load): its log's newest events, not all of them."""
+        assert room.id is not None
+        recent: list[Event] = []
+        actions = 0
+        if room.state is not None:
+            rows = session.execute(
+                text("SELECT seq, events FROM actions WHERE room_id = :room ORDER BY seq DESC LIMIT :n"),
+                {"room": room.id, "n": RECENT_EVENTS},
+            ).all()
+            actions = rows[0].seq if rows else 0
+            for row in rows:
+                recent[:0] = json.loads(row.events)
+                if len(recent) >= RECENT_EVENTS:
+                    break
+            if len(rows) == actions and len(recent) < RECENT_EVENTS:  # the log is short: all of it
+                recent[:0] = json.loads(room.opening_events or "[]")
         return RoomSnapshot(
             code=room.code,
             game=room.game,
@@ -509,10 +651,43 @@ class RoomService:
                 SeatInfo(s.seat, s.name, s.is_bot, s.bot_controlled, s.is_host, s.legal_version)
                 for s in self._seats(session, room)
             ],
-            state=json.loads(room.state) if room.state else None,
+            core=json.loads(room.state) if room.state else None,
             next_code=room.next_code,
             engine=self.engines[room.game],
+            room_id=room.id,
+            actions=actions,
+            events_total=room.event_count,
+            recent_events=tuple(recent[-RECENT_EVENTS:]),
+            load_events=self._events_of,
         )
+
+    def _events_of(self, room_id: int, actions: int) -> list[Event]:
+        """The game log up to action ``actions``: the setup's events, then each action's."""
+        with self.db.read() as session:
+            opening = session.execute(
+                text("SELECT opening_events FROM rooms WHERE id = :room"), {"room": room_id}
+            ).scalar_one()
+            events: list[Event] = json.loads(opening or "[]")
+            for (chunk,) in session.execute(
+                text("SELECT events FROM actions WHERE room_id = :room AND seq <= :upto ORDER BY seq"),
+                {"room": room_id, "upto": actions},
+            ):
+                events.extend(json.loads(chunk))
+            return events
+
+
+def replay_actions(
+    engine: Engine,
+    players: int,
+    options: dict[str, Any],
+    seed: str,
+    actions: list[tuple[int, dict[str, Any]]],
+) -> State:
+    """The state the seed and the action log lead to, game log included."""
+    state = engine.setup(players, options, int(seed))
+    for seat, action in actions:
+        state = engine.apply(state, seat, action)
+    return state
 
 
 def _as_int(value: Any) -> int | None:

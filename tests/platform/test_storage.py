@@ -1,0 +1,115 @@
+"""How a room is stored: the log is the truth, the snapshot a small cache, and old databases upgrade."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from alembic import command
+from sqlalchemy import create_engine, text
+
+from app.db import Database
+from app.games.registry import ENGINES
+from app.migrate import alembic_config, upgrade_to_head
+from app.rooms import RECENT_EVENTS, RoomService, dumps
+
+
+def bot_room(service: RoomService, game: str, players: int, steps: int) -> str:
+    code, _, _ = service.create_room(game, players, {}, None)
+    service.add_bot(code, None, fill=True)
+    service.start(code, None)
+    for _ in range(steps):
+        if not service.bot_step(code):
+            break
+    return code
+
+
+def test_the_stored_snapshot_does_not_grow_with_the_game_log(service: RoomService, database_url: str) -> None:
+    code = bot_room(service, "qe", 5, 60)
+    engine = create_engine(database_url)
+    with engine.connect() as connection:
+        state, opening, count = connection.execute(
+            text("SELECT state, opening_events, event_count FROM rooms WHERE code = :code"), {"code": code}
+        ).one()
+        chunks = [
+            json.loads(row[0]) for row in connection.execute(text("SELECT events FROM actions ORDER BY seq"))
+        ]
+    engine.dispose()
+    assert json.loads(state)["events"] == []
+    full = service.load(code).state
+    assert full is not None
+    assert json.loads(opening) + [event for chunk in chunks for event in chunk] == full["events"]
+    assert count == len(full["events"]) > RECENT_EVENTS
+
+
+def test_a_cold_load_a_hot_snapshot_and_the_replay_agree(database_url: str, service: RoomService) -> None:
+    for game in sorted(ENGINES):
+        code = bot_room(service, game, ENGINES[game].info.max_players, 40)
+        hot = service.load(code)
+        cold = RoomService(Database(database_url)).load(code)
+        assert hot.version == cold.version and hot.core == cold.core
+        assert hot.state == cold.state == service.replay(code)
+        assert hot.events_total == cold.events_total == len(cold.events)
+        assert hot.events_since(max(0, hot.events_total - 3)) == cold.events[-3:]
+        assert cold.events_since(0) == (cold.events if len(cold.events) <= RECENT_EVENTS else None)
+
+
+def test_another_process_writing_is_seen_before_the_cache_is_used(
+    database_url: str, service: RoomService
+) -> None:
+    code = bot_room(service, "tulip-bubble", 3, 5)
+    before = service.load(code)
+    other = RoomService(Database(database_url))
+    assert other.bot_step(code)
+    assert service.load(code).version == before.version + 1
+    assert service.load(code).state == other.load(code).state
+
+
+def test_a_database_from_before_the_split_is_upgraded_by_replaying_its_log(tmp_path: Path) -> None:
+    """Revision 0001 kept the whole state, game log included, in ``rooms.state``."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0001")
+    engine = ENGINES["tulipmania-1637"]
+    state = engine.setup(4, {}, 1234)
+    rng = random.Random(5)
+    actions = []
+    for _ in range(30):
+        seat = engine.to_act(state)[0]
+        action = engine.bot_action(state, seat, rng)
+        actions.append((seat, action))
+        state = engine.apply(state, seat, action)
+    old = create_engine(url)
+    with old.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO rooms (code, game, players, options, seed, status, state, version, created_at, "
+                "updated_at) VALUES ('oldroom234567', 'tulipmania-1637', 4, '{}', '1234', 'playing', :state, 31, "
+                "'2026-11-30', '2026-11-30')"
+            ),
+            {"state": dumps(state)},
+        )
+        for number in range(4):
+            connection.execute(
+                text(
+                    "INSERT INTO seats (room_id, seat, name, is_bot, bot_controlled, is_host, legal_version, "
+                    "created_at) VALUES (1, :seat, :name, 1, 0, 0, 0, '2026-11-30')"
+                ),
+                {"seat": number, "name": f"Bot {number}"},
+            )
+        for seq, (seat, action) in enumerate(actions, start=1):
+            connection.execute(
+                text(
+                    "INSERT INTO actions (room_id, seq, seat, action, created_at) "
+                    "VALUES (1, :seq, :seat, :action, '2026-11-30')"
+                ),
+                {"seq": seq, "seat": seat, "action": dumps(action)},
+            )
+    old.dispose()
+    upgrade_to_head(url)
+    service = RoomService(Database(url))
+    snapshot = service.load("oldroom234567")
+    assert snapshot.state == state
+    assert snapshot.core is not None and snapshot.core["events"] == []
+    assert service.bot_step("oldroom234567")  # and play goes on
+    assert service.load("oldroom234567").state == service.replay("oldroom234567")
