@@ -135,6 +135,87 @@ class Engine(Protocol):
     def bot_action(self, state: State, seat: int, rng: random.Random) -> Action: ...
 
 
+class Moves(Protocol):
+    """What the generic bot needs: an engine, or a game's ``rules`` module."""
+
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]: ...
+
+    def apply(self, state: State, seat: int, action: Action) -> State: ...
+
+
+class Rules(Moves, Protocol):
+    """A game's ``rules`` module: the flow of play (see app/games/README.md)."""
+
+    __name__: str
+
+    def setup(self, players: int, options: dict[str, Any], seed: int) -> State: ...
+
+    def to_act(self, state: State) -> list[int]: ...
+
+    def result(self, state: State) -> Result | None: ...
+
+
+class Redaction(Protocol):
+    """A game's ``view`` module: what one seat may know."""
+
+    def view(self, state: State, seat: int | None) -> View: ...
+
+
+class Bot(Protocol):
+    """A game's ``bot`` module."""
+
+    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action: ...
+
+
+class ModuleEngine:
+    """The one binding of a game to the ``Engine`` contract: each method calls the function of the same
+    name in the game's ``rules``, ``view`` or ``bot`` module. Build one with ``make_engine``."""
+
+    def __init__(self, info: GameInfo, rules: Rules, view: Redaction, bot: Bot) -> None:
+        self.info = info
+        self._rules = rules
+        self._view = view
+        self._bot = bot
+
+    def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
+        return self._rules.setup(players, options, seed)
+
+    def to_act(self, state: State) -> list[int]:
+        return self._rules.to_act(state)
+
+    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
+        return self._rules.legal_actions(state, seat)
+
+    def apply(self, state: State, seat: int, action: Action) -> State:
+        return self._rules.apply(state, seat, action)
+
+    def view(self, state: State, seat: int | None) -> View:
+        return self._view.view(state, seat)
+
+    def result(self, state: State) -> Result | None:
+        return self._rules.result(state)
+
+    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action:
+        return self._bot.bot_action(state, seat, rng)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.info.id!r}>"
+
+
+def make_engine(info: GameInfo, *, rules: Rules, view: Redaction, bot: Bot) -> ModuleEngine:
+    """A game's ``ENGINE``, made in its ``__init__.py``: ``make_engine(INFO, rules=rules, view=view, bot=bot)``.
+
+    The engine's class is a subclass of ``ModuleEngine`` named for the game and placed in the game's
+    package, so tracebacks and reprs name the game and ``type(ENGINE).__module__`` is the package
+    (``app/i18n_catalogues.py`` finds a game's source files that way).
+    """
+    package = rules.__name__.rpartition(".")[0]
+    name = "".join(part.capitalize() for part in info.id.replace("_", "-").split("-")) + "Engine"
+    cls = type(name, (ModuleEngine,), {"__module__": package, "__qualname__": name, "__doc__": info.name_en})
+    engine: ModuleEngine = cls(info, rules, view, bot)
+    return engine
+
+
 def new_state(game_id: str, players: int, options: dict[str, Any], seed: int) -> State:
     """The fields every state shares; engines add their own."""
     return {
@@ -228,9 +309,7 @@ def sample_domain(domain: dict[str, Any], rng: random.Random) -> Any:
     raise ValueError(f"unknown domain kind {kind!r}")
 
 
-def random_bot_action(
-    engine: Engine, state: State, seat: int, rng: random.Random, tries: int = 200
-) -> Action:
+def random_bot_action(engine: Moves, state: State, seat: int, rng: random.Random, tries: int = 200) -> Action:
     """The generic bot: random legal actions, re-drawn while the engine refuses them.
 
     Templates with a ``constraint`` may be refused for some sampled values; a template whose

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from app.games.base import N_
 
+GAME_ID = "qe"
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+
 USA, EU, CHINA, JAPAN, UK = "USA", "EU", "China", "Japan", "UK"
 AGRICULTURE, HOUSING, FINANCIAL, MANUFACTURING, GOVERNMENT = (
     "agriculture",

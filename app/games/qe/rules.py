@@ -37,13 +37,12 @@ from app.games import base
 from app.games.base import N_, IllegalAction, State
 from app.games.qe import data, scoring
 
-GAME_ID = "qe"
 
-
-def setup(players: int, seed: int) -> State:
-    if not 3 <= players <= 5:
+def setup(players: int, options: dict[str, Any], seed: int) -> State:
+    """A new game; Q.E. has no options, so ``options`` is not kept."""
+    if not data.MIN_PLAYERS <= players <= data.MAX_PLAYERS:
         raise ValueError(f"Q.E. is for 3 to 5 players, not {players}")
-    state = base.new_state(GAME_ID, players, {}, seed)
+    state = base.new_state(data.GAME_ID, players, {}, seed)
     rng = base.draw_rng(state)
     countries = data.countries_in_play(players)
     rng.shuffle(countries)

@@ -142,7 +142,7 @@ def view(state: State, seat: int | None) -> View:
         }
     last = history[-1] if history else None
     return {
-        "game": rules.GAME_ID,
+        "game": data.GAME_ID,
         "phase": state["phase"],
         "players": players,
         "seat": seat if you else None,

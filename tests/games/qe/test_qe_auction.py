@@ -15,8 +15,8 @@ from app.games.qe.data import AGRICULTURE, FINANCIAL, USA, tile_id
 
 def table(players: int, first: int = 0, tiles: tuple[str, ...] = ()) -> State:
     """A fresh game whose first auctioneer is ``first`` and whose deck starts with ``tiles``."""
-    seed = next(s for s in range(200) if rules.setup(players, s)["first_auctioneer"] == first)
-    state = rules.setup(players, seed)
+    seed = next(s for s in range(200) if rules.setup(players, {}, s)["first_auctioneer"] == first)
+    state = rules.setup(players, {}, seed)
     deck = [state["auction"]["tile"], *state["deck"]]
     order = [*tiles, *(t for t in deck if t not in tiles)]
     state["auction"]["tile"], state["deck"] = order[0], order[1:]
@@ -356,7 +356,7 @@ def test_apply_never_mutates_its_input() -> None:
 
 @pytest.mark.parametrize(("players", "tiles"), [(3, 16), (4, 16), (5, 15)])
 def test_setup_deals_countries_tokens_and_the_tiles_for_the_player_count(players: int, tiles: int) -> None:
-    state = rules.setup(players, 3)
+    state = rules.setup(players, {}, 3)
     assert len(state["deck"]) + 1 == tiles == state["turns"]
     assert len(set(state["countries"])) == len(set(state["tokens"])) == players
     if players < 5:
@@ -364,7 +364,7 @@ def test_setup_deals_countries_tokens_and_the_tiles_for_the_player_count(players
 
 
 def test_auctioneer_passes_left_from_a_random_first_auctioneer() -> None:
-    firsts = {rules.setup(4, seed)["first_auctioneer"] for seed in range(40)}
+    firsts = {rules.setup(4, {}, seed)["first_auctioneer"] for seed in range(40)}
     assert firsts == {0, 1, 2, 3}
     state = table(4, first=2)
     assert [rules.auctioneer_of(state, t) for t in range(5)] == [2, 3, 0, 1, 2]

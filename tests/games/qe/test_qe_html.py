@@ -24,7 +24,7 @@ def shows(html: str, amount: int) -> bool:
 
 
 def fresh(players: int, first: int = 0) -> State:
-    seed = next(s for s in range(200) if rules.setup(players, s)["first_auctioneer"] == first)
+    seed = next(s for s in range(200) if rules.setup(players, {}, s)["first_auctioneer"] == first)
     return ENGINE.setup(players, {}, seed)
 
 
