@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from app.games.base import N_, Action, IllegalAction, State
-from app.games.tulipmania_1637 import board
+from app.games.tulipmania_1637 import data
 from app.games.tulipmania_1637.rules import (
     BUY,
     BUYERS_NEEDED,
@@ -36,33 +36,33 @@ SPARE_BUYER_FACTOR = 0.25
 CASH_RESERVE = 100
 
 
-def _burst_payout(cell: board.Position, tulips: int, buyers: int) -> int:
+def _burst_payout(cell: data.Position, tulips: int, buyers: int) -> int:
     """Optimistic sell-off income: own matched tulips first, then the rest, one step each."""
     total = 0
     for _ in range(min(tulips, buyers)):
-        total += board.value(cell)
-        cell = board.sell_off_step(cell)
+        total += data.value(cell)
+        cell = data.sell_off_step(cell)
     for _ in range(tulips - min(tulips, buyers)):
-        total += board.value(cell)
-        cell = board.sell_off_step(cell)
+        total += data.value(cell)
+        cell = data.sell_off_step(cell)
     return total
 
 
-def worth(cell: board.Position, tulips: int, buyers: int) -> float:
+def worth(cell: data.Position, tulips: int, buyers: int) -> float:
     """The bot's estimate of one colour's holding, in florins."""
-    if board.is_burst(cell):
+    if data.is_burst(cell):
         return _burst_payout(cell, tulips, buyers)
-    current = board.value(cell)
+    current = data.value(cell)
     paired = min(tulips, buyers)
     spare = min(buyers - paired, 2)
     total = paired * current * PAIRED_FACTOR + spare * current * SPARE_BUYER_FACTOR
     # Unmatched tulips leave one a turn at best: the first at the all-pass price, each further one a
     # step lower down the sell-off chain.
-    dump_price, dump_cell = board.all_pass(cell)
+    dump_price, dump_cell = data.all_pass(cell)
     for _ in range(tulips - paired):
         total += dump_price
-        dump_cell = board.sell_off_step(dump_cell)
-        dump_price = board.value(dump_cell)
+        dump_cell = data.sell_off_step(dump_cell)
+        dump_price = data.value(dump_cell)
     return total
 
 
@@ -73,21 +73,21 @@ def _reserve_penalty(cash_after: int) -> float:
 def card_gain(state: State, seat: int, card: int) -> float:
     """How much winning the open sale with ``card`` would raise the bot's worth."""
     colour = state["sale"]["colour"]
-    cell = board.pos(state["price"][colour])
+    cell = data.pos(state["price"][colour])
     tulips = state["tulips"][seat][colour]
     buyers = buyers_of(state, seat, colour)
     cash = state["cash"][seat]
     before = worth(cell, tulips, buyers)
     seller = seat == state["current"]
     if card in (PURCHASE, PURCHASE_BY_PROXY):
-        landing, paid = board.purchase(cell), board.value(cell)
+        landing, paid = data.purchase(cell), data.value(cell)
     elif card in (SPECULATE, SPECULATE_BY_PROXY):
-        jump = board.speculate(cell)
+        jump = data.speculate(cell)
         if jump is None:
             return float("-inf")
-        paid, landing = board.value(jump[0]), jump[1]
+        paid, landing = data.value(jump[0]), jump[1]
     else:
-        paid, landing = board.all_pass(cell)
+        paid, landing = data.all_pass(cell)
     if seller:  # the seller's tulip leaves and the bank pays the seller
         after = worth(landing, tulips - 1, buyers - BUYERS_NEEDED.get(card, 0)) + paid
         return after - before
@@ -118,7 +118,7 @@ def _choose_sale(state: State, seat: int) -> Action:
     if tulip_total(state, seat) == 1 and not unmatched:
         return {"type": "skip_sale"}
     pool = unmatched or owned
-    colour = max(pool, key=lambda c: (board.value(state["price"][c]), c))
+    colour = max(pool, key=lambda c: (data.value(state["price"][c]), c))
     return {"type": "sell", "colour": colour}
 
 
@@ -133,7 +133,7 @@ def _choose_buyer(state: State, seat: int) -> Action:
     if state["face_up"]:
         index = max(
             range(len(state["face_up"])),
-            key=lambda i: (need(state["face_up"][i]), board.value(state["price"][state["face_up"][i]])),
+            key=lambda i: (need(state["face_up"][i]), data.value(state["price"][state["face_up"][i]])),
         )
         if need(state["face_up"][index]) > 0:
             return {"type": "take_buyer", "index": index}
@@ -144,12 +144,12 @@ def _choose_purchase(state: State, seat: int, rng: random.Random) -> Action:
     cash = state["cash"][seat]
     best, best_gain = None, 10.0
     for colour in purchase_options(state, seat):
-        cell = board.pos(state["price"][colour])
+        cell = data.pos(state["price"][colour])
         tulips = state["tulips"][seat][colour]
         buyers = buyers_of(state, seat, colour)
-        paid = board.value(cell)
+        paid = data.value(cell)
         gain = (
-            worth(board.purchase(cell), tulips + 1, buyers)
+            worth(data.purchase(cell), tulips + 1, buyers)
             - worth(cell, tulips, buyers)
             - paid
             - _reserve_penalty(cash - paid)

@@ -12,7 +12,7 @@ from typing import Any
 
 from app.games import base
 from app.games.base import N_, IllegalAction, State
-from app.games.tulipmania_1637 import board
+from app.games.tulipmania_1637 import data
 
 GAME_ID = "tulipmania-1637"
 
@@ -67,7 +67,7 @@ def right(state: State, seat: int) -> int:
 
 
 def price(state: State, colour: str) -> int:
-    return board.value(state["price"][colour])
+    return data.value(state["price"][colour])
 
 
 def buyers_of(state: State, seat: int, colour: str) -> int:
@@ -94,14 +94,14 @@ def setup(players: int, options: dict[str, Any], seed: int) -> State:
     rest = cards[players * BUYERS_DEALT :]
     deck, reserve = rest[:deck_size], rest[deck_size : deck_size + reserve_size]
     current = rng.randrange(players)
-    start = list(board.start())
+    start = list(data.start())
     state.update(
         {
             "colours": colours,
             "live": list(colours),
             "burst": [],
             "price": {c: list(start) for c in colours},
-            "history": {c: [board.value(start)] for c in colours},
+            "history": {c: [data.value(start)] for c in colours},
             "tulips": [{c: 1 for c in colours} for _ in range(players)],
             "stock": {c: STOCK_PER_COLOUR for c in colours},
             "tulips_removed": {c: 0 for c in colours},
@@ -146,13 +146,13 @@ def can_fulfil(state: State, seat: int, card: int, colour: str) -> bool:
     if card == PASS:
         return True
     if card in BUYERS_NEEDED:
-        if card == SPECULATE_BY_PROXY and board.speculate(cell) is None:
+        if card == SPECULATE_BY_PROXY and data.speculate(cell) is None:
             return False
         return buyers_of(state, seat, colour) >= BUYERS_NEEDED[card]
     if card == PURCHASE:
-        return state["cash"][seat] >= board.value(cell)
-    jump = board.speculate(cell)
-    return jump is not None and state["cash"][seat] >= board.value(jump[0])
+        return state["cash"][seat] >= data.value(cell)
+    jump = data.speculate(cell)
+    return jump is not None and state["cash"][seat] >= data.value(jump[0])
 
 
 def playable_cards(state: State, seat: int) -> list[int]:
@@ -358,13 +358,13 @@ def sale_winner(state: State, cards: list[int | None]) -> int | None:
     return seat
 
 
-def _sale_price_and_landing(card: int, cell: board.Position) -> tuple[int, board.Position]:
+def _sale_price_and_landing(card: int, cell: data.Position) -> tuple[int, data.Position]:
     """What a winning 1–4 card pays and where the price lands: purchases pay the current cell and move
     along the purchase track; speculations pay the transition cell above and jump two rows up."""
     if card in (PURCHASE, PURCHASE_BY_PROXY):
-        return board.value(cell), board.purchase(cell)
-    transition, landing = board.speculate(cell)  # type: ignore[misc]
-    return board.value(transition), landing
+        return data.value(cell), data.purchase(cell)
+    transition, landing = data.speculate(cell)  # type: ignore[misc]
+    return data.value(transition), landing
 
 
 def _settle_sale(state: State) -> None:
@@ -411,7 +411,7 @@ def _settle_sale(state: State) -> None:
             )
         )
     else:
-        paid, landing = board.all_pass(cell)
+        paid, landing = data.all_pass(cell)
         tulips[seller][colour] -= 1
         state["stock"][colour] += 1
         state["cash"][seller] += paid
@@ -449,13 +449,13 @@ def _settle_sale(state: State) -> None:
             state, N_("The priority card passes to {seat}."), seat=base.seat_ref(state["priority"])
         )
     state["phase"] = DRAW
-    if board.is_burst(state["price"][colour]):
+    if data.is_burst(state["price"][colour]):
         _burst_and_check_end(state, colour, speculator)
 
 
-def _move_price(state: State, colour: str, landing: board.Position) -> None:
+def _move_price(state: State, colour: str, landing: data.Position) -> None:
     state["price"][colour] = list(landing)
-    state["history"][colour].append(board.value(landing))
+    state["history"][colour].append(data.value(landing))
 
 
 # --- phase II: draw a new buyer card -----------------------------------------------------------------
@@ -547,7 +547,7 @@ def _buy(state: State, seat: int, action: dict[str, Any]) -> None:
     state["stock"][colour] -= 1
     state["tulips"][seat][colour] += 1
     state["turn_activity"] = True
-    _move_price(state, colour, board.purchase(state["price"][colour]))
+    _move_price(state, colour, data.purchase(state["price"][colour]))
     base.log_event(
         state,
         N_("{seat} buys one {colour} tulip from the stockpile for ƒ{amount}; the price rises to ƒ{after}."),
@@ -556,7 +556,7 @@ def _buy(state: State, seat: int, action: dict[str, Any]) -> None:
         amount=paid,
         after=price(state, colour),
     )
-    if board.is_burst(state["price"][colour]):
+    if data.is_burst(state["price"][colour]):
         _burst_and_check_end(state, colour, None)
     if state["phase"] != OVER:
         _end_turn(state)
@@ -628,7 +628,7 @@ def _pay_out(state: State, colour: str, paired: bool) -> None:
             else:
                 text = N_("{seat} sells off one {colour} tulip for ƒ{amount}.")
             base.log_event(state, text, seat=base.seat_ref(seat), colour=colour_ref(colour), amount=amount)
-        _move_price(state, colour, board.sell_off_step(state["price"][colour]))
+        _move_price(state, colour, data.sell_off_step(state["price"][colour]))
         base.log_event(
             state,
             N_("The {colour} price drops to ƒ{after}."),

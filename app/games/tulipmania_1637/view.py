@@ -13,7 +13,7 @@ from typing import Any
 
 from app.games import base
 from app.games.base import State, View
-from app.games.tulipmania_1637 import board
+from app.games.tulipmania_1637 import data
 from app.games.tulipmania_1637.rules import (
     BUYERS_NEEDED,
     CARD_NAMES,
@@ -42,19 +42,19 @@ from app.games.tulipmania_1637.rules import (
 def card_consequence(cell: list[int], card: int) -> dict[str, Any] | None:
     """What a card does at this price: who pays how much and where the price goes (None: off the board)."""
     if card in (PURCHASE, PURCHASE_BY_PROXY):
-        landing = board.purchase(cell)
-        paid = board.value(cell)
+        landing = data.purchase(cell)
+        paid = data.value(cell)
     elif card in (SPECULATE, SPECULATE_BY_PROXY):
-        jump = board.speculate(cell)
+        jump = data.speculate(cell)
         if jump is None:
             return None
-        paid, landing = board.value(jump[0]), jump[1]
+        paid, landing = data.value(jump[0]), jump[1]
     else:
-        paid, landing = board.all_pass(cell)
+        paid, landing = data.all_pass(cell)
     return {
         "pay": paid,
-        "price_after": board.value(landing),
-        "bursts": board.is_burst(landing),
+        "price_after": data.value(landing),
+        "bursts": data.is_burst(landing),
         "bank_pays": card in (PASS, PURCHASE_BY_PROXY, SPECULATE_BY_PROXY),
         "buyers": BUYERS_NEEDED.get(card, 0),
     }
@@ -62,7 +62,7 @@ def card_consequence(cell: list[int], card: int) -> dict[str, Any] | None:
 
 def _drawn(cell: Sequence[int]) -> list[int]:
     """A position as the board is drawn: [row counted from the top, column]."""
-    return [board.rows() - 1 - cell[0], cell[1]]
+    return [data.rows() - 1 - cell[0], cell[1]]
 
 
 def _colour_view(state: State, colour: str) -> dict[str, Any]:
@@ -73,26 +73,26 @@ def _colour_view(state: State, colour: str) -> dict[str, Any]:
         "name": COLOUR_NAMES[colour],
         "letter": COLOUR_LETTERS[colour],
         "live": live,
-        "price": board.value(cell),
+        "price": data.value(cell),
         "stock": state["stock"][colour],
         "history": list(state["history"][colour]),
     }
     if live:
-        jump = board.speculate(cell)
-        pass_pay, pass_land = board.all_pass(cell)
-        purchase_to = board.purchase(cell)
+        jump = data.speculate(cell)
+        pass_pay, pass_land = data.all_pass(cell)
+        purchase_to = data.purchase(cell)
         info.update(
             {
                 "cell": _drawn(cell),
-                "purchase_to": board.value(purchase_to),
+                "purchase_to": data.value(purchase_to),
                 "purchase_cell": _drawn(purchase_to),
-                "speculate_pay": None if jump is None else board.value(jump[0]),
-                "speculate_to": None if jump is None else board.value(jump[1]),
+                "speculate_pay": None if jump is None else data.value(jump[0]),
+                "speculate_to": None if jump is None else data.value(jump[1]),
                 "speculate_cell": None if jump is None else _drawn(jump[1]),
                 "pass_pay": pass_pay,
-                "pass_to": board.value(pass_land),
+                "pass_to": data.value(pass_land),
                 "pass_cell": _drawn(pass_land),
-                "cheap": board.is_cheap(cell),
+                "cheap": data.is_cheap(cell),
             }
         )
     return info
@@ -150,8 +150,8 @@ def view(state: State, seat: int | None) -> View:
         "turn": state["turn"],
         "current": state["current"],
         "priority": state["priority"],
-        "board": [{"kind": kind, "values": list(values)} for kind, values in board.PRICE_BOARD],
-        "price_levels": sorted({v for _, values in board.PRICE_BOARD for v in values}),
+        "board": [{"kind": kind, "values": list(values)} for kind, values in data.PRICE_BOARD],
+        "price_levels": sorted({v for _, values in data.PRICE_BOARD for v in values}),
         "colours": [_colour_view(state, c) for c in state["colours"]],
         "live": list(state["live"]),
         "burst": list(state["burst"]),

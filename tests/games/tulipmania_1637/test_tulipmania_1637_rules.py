@@ -12,17 +12,17 @@ import pytest
 
 from app.games import base
 from app.games.base import IllegalAction, State
-from app.games.tulipmania_1637 import ENGINE, board, rules
+from app.games.tulipmania_1637 import ENGINE, data, rules
 
 ANN, BILL, CHARLES, DAVE = 0, 1, 2, 3
 
 
-def cell_of(value: int, kind: str = board.CURRENT) -> list[int]:
+def cell_of(value: int, kind: str = data.CURRENT) -> list[int]:
     cells = [
         [r, c]
-        for r in range(board.rows())
-        for c in range(board.columns())
-        if board.value((r, c)) == value and board.kind((r, c)) == kind
+        for r in range(data.rows())
+        for c in range(data.columns())
+        if data.value((r, c)) == value and data.kind((r, c)) == kind
     ]
     assert len(cells) == 1, (value, kind)
     return cells[0]
@@ -69,67 +69,67 @@ def texts(state: State) -> list[str]:
 
 
 def test_board_start_is_50_on_the_bottom_row() -> None:
-    assert board.value(board.start()) == 50
-    assert board.start()[0] == 0
+    assert data.value(data.start()) == 50
+    assert data.start()[0] == 0
 
 
 def test_board_purchase_track_wraps_up_rows_into_the_first_burst_space() -> None:
-    values = [board.value(c) for c in board.purchase_track()]
+    values = [data.value(c) for c in data.purchase_track()]
     assert values[:13] == [25, 50, 75, 100, 125, 250, 375, 500, 750, 1000, 1500, 2000, 3000]
-    assert board.is_burst(board.purchase(cell_of(2000)))
+    assert data.is_burst(data.purchase(cell_of(2000)))
 
 
 def test_board_star_purchase_250_goes_to_375() -> None:
-    assert board.value(board.purchase(cell_of(250))) == 375
+    assert data.value(data.purchase(cell_of(250))) == 375
 
 
 def test_board_star_speculate_250_pays_750_lands_1000() -> None:
-    paid, landing = board.speculate(cell_of(250))  # type: ignore[misc]
-    assert (board.value(paid), board.value(landing)) == (750, 1000)
+    paid, landing = data.speculate(cell_of(250))  # type: ignore[misc]
+    assert (data.value(paid), data.value(landing)) == (750, 1000)
 
 
 def test_board_star_all_pass_250_pays_150_lands_50() -> None:
-    paid, landing = board.all_pass(cell_of(250))
-    assert (paid, board.value(landing)) == (150, 50)
+    paid, landing = data.all_pass(cell_of(250))
+    assert (paid, data.value(landing)) == (150, 50)
 
 
 def test_board_star_speculate_1000_pays_3000_lands_4000_and_bursts() -> None:
-    paid, landing = board.speculate(cell_of(1000))  # type: ignore[misc]
-    assert (board.value(paid), board.value(landing)) == (3000, 4000)
-    assert board.is_burst(landing)
+    paid, landing = data.speculate(cell_of(1000))  # type: ignore[misc]
+    assert (data.value(paid), data.value(landing)) == (3000, 4000)
+    assert data.is_burst(landing)
 
 
 def test_board_star_burst_chain_from_4000() -> None:
-    cell: board.Position = board.pos(cell_of(4000, board.BURST))
-    chain = [board.value(cell)]
+    cell: data.Position = data.pos(cell_of(4000, data.BURST))
+    chain = [data.value(cell)]
     for _ in range(5):
-        cell = board.sell_off_step(cell)
-        chain.append(board.value(cell))
+        cell = data.sell_off_step(cell)
+        chain.append(data.value(cell))
     assert chain == [4000, 3000, 1000, 750, 250, 150]
 
 
 def test_board_star_cheap_all_pass_at_25_stays_at_25() -> None:
-    paid, landing = board.all_pass(cell_of(25))
-    assert (paid, board.value(landing)) == (25, 25)
-    assert board.value(board.sell_off_step(cell_of(25))) == 25
+    paid, landing = data.all_pass(cell_of(25))
+    assert (paid, data.value(landing)) == (25, 25)
+    assert data.value(data.sell_off_step(cell_of(25))) == 25
 
 
 def test_board_moves_follow_a_replaced_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """A corrected board needs no code change: every arrow is derived from PRICE_BOARD."""
     corrected = (
-        (board.BURST, (3500, 5000)),
-        (board.TRANSITION, (2500, 3500)),
-        (board.CURRENT, (800, 1200)),
-        (board.TRANSITION, (200, 400)),
-        (board.CURRENT, (20, 50)),
+        (data.BURST, (3500, 5000)),
+        (data.TRANSITION, (2500, 3500)),
+        (data.CURRENT, (800, 1200)),
+        (data.TRANSITION, (200, 400)),
+        (data.CURRENT, (20, 50)),
     )
-    monkeypatch.setattr(board, "PRICE_BOARD", corrected)
-    assert board.value(board.start()) == 50
-    assert [board.value(c) for c in board.purchase_track()] == [20, 50, 800, 1200, 3500, 5000]
-    paid, landing = board.speculate(board.start())  # type: ignore[misc]
-    assert (board.value(paid), board.value(landing)) == (400, 1200)
-    assert board.all_pass(cell_of(1200)) == (400, (0, 1))
-    assert board.all_pass(cell_of(50)) == (50, (0, 0))
+    monkeypatch.setattr(data, "PRICE_BOARD", corrected)
+    assert data.value(data.start()) == 50
+    assert [data.value(c) for c in data.purchase_track()] == [20, 50, 800, 1200, 3500, 5000]
+    paid, landing = data.speculate(data.start())  # type: ignore[misc]
+    assert (data.value(paid), data.value(landing)) == (400, 1200)
+    assert data.all_pass(cell_of(1200)) == (400, (0, 1))
+    assert data.all_pass(cell_of(50)) == (50, (0, 0))
 
 
 # --- set-up --------------------------------------------------------------------------------------------
