@@ -13,18 +13,20 @@ import random
 
 from app.games.base import N_, Action, IllegalAction, State
 from app.games.tulipmania_1637 import data
-from app.games.tulipmania_1637.rules import (
-    BUY,
+from app.games.tulipmania_1637.data import (
     BUYERS_NEEDED,
-    CHOOSE,
-    DRAW,
     PASS,
     PURCHASE,
     PURCHASE_BY_PROXY,
-    SELL,
-    SELLER_CHOICE,
     SPECULATE,
     SPECULATE_BY_PROXY,
+)
+from app.games.tulipmania_1637.rules import (
+    BUY,
+    CHOOSE,
+    DRAW,
+    SELL,
+    SELLER_CHOICE,
     buyers_of,
     playable_cards,
     purchase_options,

@@ -1,4 +1,5 @@
-"""The Tulipmania price board as ONE data table, and every price move derived from it.
+"""Tulipmania 1637's rulebook tables: colours, action cards, the set-up table, and the price board as
+ONE data table with every price move derived from it.
 
 No public source prints the board's values: ``PRICE_BOARD`` is the reconstruction of the ruling
 (cells marked ★ there are stated or forced by the rulebook, the rest are inferred). Every arrow —
@@ -13,6 +14,49 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+
+from app.games.base import N_
+
+GAME_ID = "tulipmania-1637"
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+
+ALL_COLOURS = ("purple", "yellow", "orange", "blue", "red")
+COLOUR_NAMES = {
+    "purple": N_("purple"),
+    "yellow": N_("yellow"),
+    "orange": N_("orange"),
+    "blue": N_("blue"),
+    "red": N_("red"),
+}
+COLOUR_LETTERS = {"purple": "P", "yellow": "Y", "orange": "O", "blue": "B", "red": "R"}
+
+# The action cards, by the number printed on them (Pass counts as 0).
+PASS, PURCHASE_BY_PROXY, PURCHASE, SPECULATE_BY_PROXY, SPECULATE = 0, 1, 2, 3, 4
+CARDS = (PASS, PURCHASE_BY_PROXY, PURCHASE, SPECULATE_BY_PROXY, SPECULATE)
+CARD_NAMES = {
+    PASS: N_("Pass"),
+    PURCHASE_BY_PROXY: N_("1 – Purchase by proxy"),
+    PURCHASE: N_("2 – Purchase"),
+    SPECULATE_BY_PROXY: N_("3 – Speculate by proxy"),
+    SPECULATE: N_("4 – Speculate"),
+}
+BUYERS_NEEDED = {PURCHASE_BY_PROXY: 1, SPECULATE_BY_PROXY: 2}
+SELLER_CARDS = (PASS, PURCHASE_BY_PROXY, SPECULATE_BY_PROXY)  # never 2 or 4 (ruling 2)
+
+# Set-up summary: players -> (colours used, buyer deck, reserve deck, face-up buyers).
+SETUP_TABLE = {3: (3, 11, 4, 2), 4: (4, 14, 6, 2), 5: (5, 18, 7, 3)}
+STARTING_CASH = 700
+STOCK_PER_COLOUR = 5
+BUYERS_PER_COLOUR = 8
+BUYERS_DEALT = 3
+
+
+def tulips_per_colour(players: int) -> int:
+    """One per player, the price indicator and the stockpile (9, 10 or 11)."""
+    return players + 1 + STOCK_PER_COLOUR
+
+
+# --- the price board -----------------------------------------------------------------------------
 
 CURRENT = "current"  # white "current price" spaces
 TRANSITION = "transition"  # grey "transition price" spaces

@@ -11,47 +11,29 @@ from __future__ import annotations
 from typing import Any
 
 from app.games import base
-from app.games.base import N_, IllegalAction, State
+from app.games.base import N_, IllegalAction, Result, State
 from app.games.tulipmania_1637 import data
-
-GAME_ID = "tulipmania-1637"
-
-ALL_COLOURS = ("purple", "yellow", "orange", "blue", "red")
-COLOUR_NAMES = {
-    "purple": N_("purple"),
-    "yellow": N_("yellow"),
-    "orange": N_("orange"),
-    "blue": N_("blue"),
-    "red": N_("red"),
-}
-COLOUR_LETTERS = {"purple": "P", "yellow": "Y", "orange": "O", "blue": "B", "red": "R"}
-
-# The action cards, by the number printed on them (Pass counts as 0).
-PASS, PURCHASE_BY_PROXY, PURCHASE, SPECULATE_BY_PROXY, SPECULATE = 0, 1, 2, 3, 4
-CARDS = (PASS, PURCHASE_BY_PROXY, PURCHASE, SPECULATE_BY_PROXY, SPECULATE)
-CARD_NAMES = {
-    PASS: N_("Pass"),
-    PURCHASE_BY_PROXY: N_("1 – Purchase by proxy"),
-    PURCHASE: N_("2 – Purchase"),
-    SPECULATE_BY_PROXY: N_("3 – Speculate by proxy"),
-    SPECULATE: N_("4 – Speculate"),
-}
-BUYERS_NEEDED = {PURCHASE_BY_PROXY: 1, SPECULATE_BY_PROXY: 2}
-SELLER_CARDS = (PASS, PURCHASE_BY_PROXY, SPECULATE_BY_PROXY)  # never 2 or 4 (ruling 2)
-
-# Set-up summary: players -> (colours used, buyer deck, reserve deck, face-up buyers).
-SETUP_TABLE = {3: (3, 11, 4, 2), 4: (4, 14, 6, 2), 5: (5, 18, 7, 3)}
-STARTING_CASH = 700
-STOCK_PER_COLOUR = 5
-BUYERS_PER_COLOUR = 8
-BUYERS_DEALT = 3
+from app.games.tulipmania_1637.data import (
+    ALL_COLOURS,
+    BUYERS_DEALT,
+    BUYERS_NEEDED,
+    BUYERS_PER_COLOUR,
+    CARD_NAMES,
+    CARDS,
+    COLOUR_NAMES,
+    GAME_ID,
+    PASS,
+    PURCHASE,
+    PURCHASE_BY_PROXY,
+    SELLER_CARDS,
+    SETUP_TABLE,
+    SPECULATE,
+    SPECULATE_BY_PROXY,
+    STARTING_CASH,
+    STOCK_PER_COLOUR,
+)
 
 SELL, CHOOSE, SELLER_CHOICE, DRAW, BUY, OVER = "sell", "choose", "seller_choice", "draw", "buy", "over"
-
-
-def tulips_per_colour(players: int) -> int:
-    """One per player, the price indicator and the stockpile (9, 10 or 11)."""
-    return players + 1 + STOCK_PER_COLOUR
 
 
 def colour_ref(colour: str) -> str:
@@ -741,6 +723,12 @@ def _finish(state: State, reason: str) -> None:
 def winners(state: State) -> list[int]:
     best = max(state["cash"])
     return [s for s, cash in enumerate(state["cash"]) if cash == best]
+
+
+def result(state: State) -> Result | None:
+    if not state["finished"]:
+        return None
+    return Result(winners=winners(state), scores=list(state["cash"]))
 
 
 _HANDLERS = {

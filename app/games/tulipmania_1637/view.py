@@ -14,21 +14,23 @@ from typing import Any
 from app.games import base
 from app.games.base import State, View
 from app.games.tulipmania_1637 import data
-from app.games.tulipmania_1637.rules import (
+from app.games.tulipmania_1637.data import (
     BUYERS_NEEDED,
     CARD_NAMES,
     CARDS,
-    CHOOSE,
     COLOUR_LETTERS,
     COLOUR_NAMES,
-    OVER,
     PASS,
     PURCHASE,
     PURCHASE_BY_PROXY,
     SELLER_CARDS,
-    SELLER_CHOICE,
     SPECULATE,
     SPECULATE_BY_PROXY,
+)
+from app.games.tulipmania_1637.rules import (
+    CHOOSE,
+    OVER,
+    SELLER_CHOICE,
     buyers_of,
     can_fulfil,
     price,

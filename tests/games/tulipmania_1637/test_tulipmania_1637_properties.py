@@ -16,7 +16,7 @@ import pytest
 
 from app.games import base
 from app.games.base import State
-from app.games.tulipmania_1637 import ENGINE, rules
+from app.games.tulipmania_1637 import ENGINE, data
 from tests.games.tulipmania_1637.tulipmania_helpers import disguised
 
 # Log lines in which the bank pays a player (+) or a player pays the bank (-); every other cash
@@ -54,7 +54,7 @@ def check_conservation(state: State) -> None:
         held = sum(t[colour] for t in state["tulips"])
         marker = 1 if colour in state["live"] else 0
         total = held + state["stock"][colour] + marker + state["tulips_removed"][colour]
-        assert total == rules.tulips_per_colour(players), colour
+        assert total == data.tulips_per_colour(players), colour
         assert all(t[colour] >= 0 for t in state["tulips"])
     buyers = (
         sum(len(hand) for hand in state["buyers"])
@@ -63,7 +63,7 @@ def check_conservation(state: State) -> None:
         + len(state["face_up"])
         + state["buyers_removed"]
     )
-    assert buyers == rules.BUYERS_PER_COLOUR * len(state["colours"])
+    assert buyers == data.BUYERS_PER_COLOUR * len(state["colours"])
     assert all(card in state["live"] for card in state["face_up"])
     assert all(cash >= 0 for cash in state["cash"])
 

@@ -46,7 +46,7 @@ def sale(state: State, colour: str, cards: dict[int, int], seller_card: int | No
     state = play(state, seller, type="sell", colour=colour)
     for seat in range(state["players"]):
         if seat != seller:
-            state = play(state, seat, type="play", card=cards.get(seat, rules.PASS))
+            state = play(state, seat, type="play", card=cards.get(seat, data.PASS))
     if seller_card is not None:
         state = play(state, seller, type="play", card=seller_card)
     return state
@@ -141,7 +141,7 @@ def test_board_moves_follow_a_replaced_table(monkeypatch: pytest.MonkeyPatch) ->
 )
 def test_setup_per_player_count(players: int, colours: int, deck: int, reserve: int, face_up: int) -> None:
     state = rules.setup(players, {}, 3)
-    assert state["colours"] == list(rules.ALL_COLOURS[:colours])
+    assert state["colours"] == list(data.ALL_COLOURS[:colours])
     assert len(state["face_up"]) == face_up
     assert len(state["deck"]) == deck - face_up  # the face-up buyers come off the buyer deck
     assert len(state["reserve"]) == reserve
@@ -172,7 +172,7 @@ def at_250(state: State) -> State:
 
 def test_example_of_purchase() -> None:
     """Bill sells orange at ƒ250; Ann wins with 2 – Purchase, pays Bill ƒ250; price ƒ375."""
-    state = sale(at_250(table()), "orange", {ANN: rules.PURCHASE})
+    state = sale(at_250(table()), "orange", {ANN: data.PURCHASE})
     assert state["tulips"][ANN]["orange"] == 2 and state["tulips"][BILL]["orange"] == 0
     assert state["cash"][ANN] == 450 and state["cash"][BILL] == 950
     assert rules.price(state, "orange") == 375
@@ -183,7 +183,7 @@ def test_example_of_speculate() -> None:
     """Bill sells orange at ƒ250; Ann wins with 4 – Speculate, pays ƒ750; price ƒ1000."""
     state = at_250(table())
     state["cash"][ANN] = 800
-    state = sale(state, "orange", {ANN: rules.SPECULATE, CHARLES: rules.PURCHASE})
+    state = sale(state, "orange", {ANN: data.SPECULATE, CHARLES: data.PURCHASE})
     assert state["tulips"][ANN]["orange"] == 2
     assert state["cash"][ANN] == 50 and state["cash"][BILL] == 1450
     assert rules.price(state, "orange") == 1000
@@ -194,7 +194,7 @@ def test_example_of_purchase_by_proxy() -> None:
     state = at_250(table())
     state["buyers"][ANN] = ["orange", "orange", "yellow"]
     stock = state["stock"]["orange"]
-    state = sale(state, "orange", {ANN: rules.PURCHASE_BY_PROXY})
+    state = sale(state, "orange", {ANN: data.PURCHASE_BY_PROXY})
     assert state["buyers"][ANN] == ["orange", "yellow"]
     assert state["stock"]["orange"] == stock + 1 and state["tulips"][BILL]["orange"] == 0
     assert state["cash"][BILL] == 950 and state["cash"][ANN] == 700
@@ -205,7 +205,7 @@ def test_example_of_speculate_by_proxy() -> None:
     """Ann discards two orange buyers; the bank pays Bill ƒ750; price ƒ1000."""
     state = at_250(table())
     state["buyers"][ANN] = ["orange", "orange", "yellow"]
-    state = sale(state, "orange", {ANN: rules.SPECULATE_BY_PROXY, DAVE: rules.PURCHASE})
+    state = sale(state, "orange", {ANN: data.SPECULATE_BY_PROXY, DAVE: data.PURCHASE})
     assert state["buyers"][ANN] == ["yellow"]
     assert state["cash"][BILL] == 1450 and state["cash"][DAVE] == 700
     assert rules.price(state, "orange") == 1000
@@ -213,7 +213,7 @@ def test_example_of_speculate_by_proxy() -> None:
 
 def test_example_of_all_players_passed() -> None:
     """Everybody passes (Bill too): the bank pays Bill ƒ150 and orange falls to ƒ50."""
-    state = sale(at_250(table()), "orange", {}, seller_card=rules.PASS)
+    state = sale(at_250(table()), "orange", {}, seller_card=data.PASS)
     assert state["cash"][BILL] == 850 and state["tulips"][BILL]["orange"] == 0
     assert rules.price(state, "orange") == 50
 
@@ -225,11 +225,11 @@ def test_all_others_pass_gives_the_seller_a_face_up_choice_of_pass_1_or_3() -> N
     state = sale(state, "orange", {})
     assert state["phase"] == rules.SELLER_CHOICE and rules.to_act(state) == [BILL]
     options = rules.legal_actions(state, BILL)[0]["params"]["card"]["options"]
-    assert options == [rules.PASS, rules.PURCHASE_BY_PROXY]  # one orange buyer: not 3; never 2 or 4
-    for card in (rules.PURCHASE, rules.SPECULATE):
+    assert options == [data.PASS, data.PURCHASE_BY_PROXY]  # one orange buyer: not 3; never 2 or 4
+    for card in (data.PURCHASE, data.SPECULATE):
         with pytest.raises(IllegalAction):
             play(state, BILL, type="play", card=card)
-    state = play(state, BILL, type="play", card=rules.PURCHASE_BY_PROXY)
+    state = play(state, BILL, type="play", card=data.PURCHASE_BY_PROXY)
     assert state["buyers"][BILL] == ["purple", "yellow"]
     assert state["cash"][BILL] == 5250 and rules.price(state, "orange") == 375
 
@@ -239,7 +239,7 @@ def test_cheap_tulip_all_pass_pays_the_current_price_and_steps_down() -> None:
     for before, after in ((100, 75), (50, 25), (25, 25)):
         state = table()
         state["price"]["yellow"] = cell_of(before)
-        state = sale(state, "yellow", {}, seller_card=rules.PASS)
+        state = sale(state, "yellow", {}, seller_card=data.PASS)
         assert state["cash"][BILL] == 700 + before
         assert rules.price(state, "yellow") == after
 
@@ -258,7 +258,7 @@ def test_selling_is_mandatory_with_two_tulips_optional_with_one_skipped_with_non
 def test_a_seat_without_tulips_skips_the_sale() -> None:
     state = table()
     state["tulips"][CHARLES] = {c: 0 for c in state["colours"]}
-    state = finish_turn(sale(state, "yellow", {}, seller_card=rules.PASS))
+    state = finish_turn(sale(state, "yellow", {}, seller_card=data.PASS))
     assert state["current"] == CHARLES and state["phase"] == rules.DRAW
     assert "{seat} has no tulip to sell." in texts(state)
 
@@ -268,7 +268,7 @@ def test_a_seat_without_tulips_skips_the_sale() -> None:
 
 def test_tie_goes_to_the_priority_card_holder_and_the_card_passes_to_their_right() -> None:
     state = table(priority=CHARLES)
-    state = sale(state, "purple", {ANN: rules.PURCHASE, CHARLES: rules.PURCHASE, DAVE: rules.PURCHASE})
+    state = sale(state, "purple", {ANN: data.PURCHASE, CHARLES: data.PURCHASE, DAVE: data.PURCHASE})
     assert state["last_sale"]["winner"] == CHARLES
     assert state["tulips"][CHARLES]["purple"] == 2
     assert state["priority"] == BILL  # Charles's right
@@ -276,24 +276,24 @@ def test_tie_goes_to_the_priority_card_holder_and_the_card_passes_to_their_right
 
 def test_tie_without_the_priority_holder_goes_anticlockwise_from_it() -> None:
     """Priority with Ann; Charles and Dave tie: anti-clockwise from Ann comes Dave first."""
-    state = sale(table(priority=ANN), "purple", {CHARLES: rules.PURCHASE, DAVE: rules.PURCHASE})
+    state = sale(table(priority=ANN), "purple", {CHARLES: data.PURCHASE, DAVE: data.PURCHASE})
     assert state["last_sale"]["winner"] == DAVE
     assert state["priority"] == ANN  # the holder did not win: the card stays
 
 
 def test_highest_card_beats_the_priority_card() -> None:
-    state = sale(table(priority=ANN), "purple", {ANN: rules.PURCHASE, DAVE: rules.SPECULATE})
+    state = sale(table(priority=ANN), "purple", {ANN: data.PURCHASE, DAVE: data.SPECULATE})
     assert state["last_sale"]["winner"] == DAVE
 
 
 def test_priority_card_moves_when_the_new_current_player_holds_it() -> None:
     """Phase IV: Bill passes the current player card to Charles, who holds priority: it goes to Bill."""
-    state = finish_turn(sale(table(priority=CHARLES), "purple", {}, seller_card=rules.PASS))
+    state = finish_turn(sale(table(priority=CHARLES), "purple", {}, seller_card=data.PASS))
     assert state["current"] == CHARLES and state["priority"] == BILL
 
 
 def test_priority_card_stays_when_the_new_current_player_does_not_hold_it() -> None:
-    state = finish_turn(sale(table(priority=ANN), "purple", {}, seller_card=rules.PASS))
+    state = finish_turn(sale(table(priority=ANN), "purple", {}, seller_card=data.PASS))
     assert state["current"] == CHARLES and state["priority"] == ANN
 
 
@@ -306,15 +306,15 @@ def test_ui_offers_only_cards_the_seat_can_fulfil() -> None:
     state["buyers"][ANN] = ["orange", "yellow", "yellow"]
     state = play(state, BILL, type="sell", colour="orange")
     options = rules.legal_actions(state, ANN)[0]["params"]["card"]["options"]
-    assert options == [rules.PASS, rules.PURCHASE_BY_PROXY, rules.PURCHASE]
+    assert options == [data.PASS, data.PURCHASE_BY_PROXY, data.PURCHASE]
 
 
 def test_illegal_card_through_the_api_is_replaced_by_pass_and_the_winner_reassessed() -> None:
     state = at_250(table())
     state["cash"][ANN] = 100  # cannot pay ƒ250
     state["buyers"][CHARLES] = ["orange", "purple", "purple"]
-    state = sale(state, "orange", {ANN: rules.SPECULATE, CHARLES: rules.PURCHASE_BY_PROXY})
-    assert state["last_sale"]["cards"][ANN] == rules.PASS
+    state = sale(state, "orange", {ANN: data.SPECULATE, CHARLES: data.PURCHASE_BY_PROXY})
+    assert state["last_sale"]["cards"][ANN] == data.PASS
     assert state["last_sale"]["winner"] == CHARLES
     assert "{seat} cannot fulfil {card}; it is replaced by Pass." in texts(state)
     assert state["cash"][ANN] == 100 and state["cash"][BILL] == 950
@@ -323,10 +323,10 @@ def test_illegal_card_through_the_api_is_replaced_by_pass_and_the_winner_reasses
 def test_illegal_card_when_all_others_pass_hands_the_choice_to_the_seller() -> None:
     state = at_250(table())
     state["buyers"][DAVE] = ["purple", "purple", "yellow"]
-    state = sale(state, "orange", {DAVE: rules.SPECULATE_BY_PROXY})  # no orange buyers
+    state = sale(state, "orange", {DAVE: data.SPECULATE_BY_PROXY})  # no orange buyers
     assert state["phase"] == rules.SELLER_CHOICE
     state["buyers"][BILL] = ["yellow"]
-    state = play(state, BILL, type="play", card=rules.PURCHASE_BY_PROXY)  # the seller has none either
+    state = play(state, BILL, type="play", card=data.PURCHASE_BY_PROXY)  # the seller has none either
     assert state["last_sale"]["winner"] is None
     assert state["cash"][BILL] == 850 and rules.price(state, "orange") == 50
 
@@ -386,7 +386,7 @@ def test_acting_out_of_turn_or_twice_is_refused() -> None:
 def test_apply_never_mutates_its_input() -> None:
     state = table()
     snapshot = base.copy_state(state)
-    sale(state, "orange", {ANN: rules.PURCHASE})
+    sale(state, "orange", {ANN: data.PURCHASE})
     assert state == snapshot
 
 
@@ -446,7 +446,7 @@ def test_exhausted_deck_discards_the_face_up_buyers_and_stops_drawing() -> None:
     state = play(state, BILL, type="draw_buyer")
     assert state["face_up"] == [] and state["buyers_removed"] == removed + 2
     state = finish_turn(state)
-    state = sale(state, "yellow", {}, seller_card=rules.PASS)
+    state = sale(state, "yellow", {}, seller_card=data.PASS)
     assert state["phase"] == rules.BUY  # Charles's phase II is skipped
 
 
@@ -455,7 +455,7 @@ def test_exhausted_deck_discards_the_face_up_buyers_and_stops_drawing() -> None:
 
 def test_example_of_purchase_a_tulip() -> None:
     """Bill buys a yellow tulip at ƒ250 from the stockpile, pays the bank; yellow rises to ƒ375."""
-    state = sale(table(), "orange", {}, seller_card=rules.PASS)
+    state = sale(table(), "orange", {}, seller_card=data.PASS)
     state = play(state, BILL, type="draw_buyer")
     state["price"]["yellow"] = cell_of(250)
     cash, stock = state["cash"][BILL], state["stock"]["yellow"]
@@ -466,7 +466,7 @@ def test_example_of_purchase_a_tulip() -> None:
 
 
 def test_purchase_must_differ_from_the_colour_sold_and_be_affordable() -> None:
-    state = play(sale(table(), "orange", {}, seller_card=rules.PASS), BILL, type="draw_buyer")
+    state = play(sale(table(), "orange", {}, seller_card=data.PASS), BILL, type="draw_buyer")
     assert "orange" not in rules.purchase_options(state, BILL)
     with pytest.raises(IllegalAction, match="colour you sold"):
         play(state, BILL, type="buy", colour="orange")
@@ -476,7 +476,7 @@ def test_purchase_must_differ_from_the_colour_sold_and_be_affordable() -> None:
 
 
 def test_purchase_to_3000_bursts_without_buyer_discards() -> None:
-    state = play(sale(table(), "orange", {}, seller_card=rules.PASS), BILL, type="draw_buyer")
+    state = play(sale(table(), "orange", {}, seller_card=data.PASS), BILL, type="draw_buyer")
     state["price"]["yellow"] = cell_of(2000)
     state["cash"][BILL] = 2000
     state["buyers"] = [["yellow"], ["purple"], ["purple"], ["purple"]]
@@ -501,7 +501,7 @@ def test_example_of_the_bubble_bursts() -> None:
         state["tulips"][seat]["orange"] = tulips
         state["buyers"][seat] = ["orange"] * buyers + ["purple"]
     state["cash"][ANN] = 3000
-    state = sale(state, "orange", {ANN: rules.SPECULATE})
+    state = sale(state, "orange", {ANN: data.SPECULATE})
     payments = [
         (e["params"]["seat"]["seat"], e["params"]["amount"])
         for e in state["events"]
@@ -539,7 +539,7 @@ def test_last_colour_bursts_at_once_and_the_game_ends() -> None:
     state["price"]["orange"] = cell_of(250)
     state["cash"][ANN] = 3000
     state["buyers"] = [["orange"], ["yellow", "yellow"], ["orange", "yellow"]]
-    state = sale(state, "yellow", {ANN: rules.SPECULATE})
+    state = sale(state, "yellow", {ANN: data.SPECULATE})
     assert state["finished"] and state["phase"] == rules.OVER and state["end_reason"] == "last_colour"
     assert state["live"] == [] and state["burst"] == ["purple", "yellow", "orange"]
     # yellow: Bill and Charles lose a buyer, nobody is paired: Ann and Charles at 4000, Ann at 3000.
@@ -582,14 +582,14 @@ def test_a_purchase_breaks_the_round_of_declines() -> None:
 
 def test_view_shows_who_has_chosen_but_not_what() -> None:
     state = play(table(), BILL, type="sell", colour="orange")
-    state = play(state, ANN, type="play", card=rules.PURCHASE)
-    state = play(state, CHARLES, type="play", card=rules.PASS)
+    state = play(state, ANN, type="play", card=data.PURCHASE)
+    state = play(state, CHARLES, type="play", card=data.PASS)
     for seat in (None, BILL, CHARLES, DAVE):
         seen = ENGINE.view(state, seat)
         assert [s["chosen"] for s in seen["seats"]] == [True, None, True, False]
-        assert seen["my_card"] == (rules.PASS if seat == CHARLES else None)
+        assert seen["my_card"] == (data.PASS if seat == CHARLES else None)
         assert seen["last_sale"] is None
-    assert ENGINE.view(state, ANN)["my_card"] == rules.PURCHASE
+    assert ENGINE.view(state, ANN)["my_card"] == data.PURCHASE
     assert ENGINE.view(state, DAVE)["my_cards"][2]["effect"] == {
         "pay": 50,
         "price_after": 75,
@@ -617,7 +617,7 @@ def test_burst_by_speculate_by_proxy_makes_everyone_but_the_speculator_discard_a
     state["buyers"] = [["orange"] * 3, ["orange", "purple"], ["orange", "orange"], ["purple"]]
     for seat in range(4):
         state["tulips"][seat]["orange"] = 1
-    state = sale(state, "orange", {ANN: rules.SPECULATE_BY_PROXY})
+    state = sale(state, "orange", {ANN: data.SPECULATE_BY_PROXY})
     lost = [e["params"]["seat"]["seat"] for e in state["events"] if "loses one" in e["text"]]
     assert lost == [BILL, CHARLES]
     # Bill's sold tulip went to the stockpile. Paired at ƒ4000: Ann (her third buyer) and Charles;
@@ -637,7 +637,7 @@ def test_burst_face_up_buyer_is_discarded_and_replaced_from_the_reserve_without_
     state["buyers"] = [["purple"]] * 4
     state["cash"][ANN] = 3000
     removed = state["buyers_removed"]
-    state = sale(state, "orange", {ANN: rules.SPECULATE})
+    state = sale(state, "orange", {ANN: data.SPECULATE})
     lines = [
         (e["text"], e["params"].get("colour"))
         for e in state["events"]

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 
 from app.games.base import State
-from app.games.tulipmania_1637 import ENGINE, rules
+from app.games.tulipmania_1637 import ENGINE, data, rules
 from app.web.app import form_to_action
 from app.web.render import render_seat_html
 from tests.games.tulipmania_1637.tulipmania_helpers import disguised
@@ -53,7 +53,7 @@ def sale_open() -> State:
     state["current"], state["priority"] = BILL, ANN
     state["buyers"] = [["orange", "purple", "yellow"], ["blue"] * 3, ["purple"] * 3, ["yellow"] * 3]
     state = ENGINE.apply(state, BILL, {"type": "sell", "colour": "orange"})
-    return ENGINE.apply(state, ANN, {"type": "play", "card": rules.PURCHASE})
+    return ENGINE.apply(state, ANN, {"type": "play", "card": data.PURCHASE})
 
 
 def forms(html: str) -> list[str]:
@@ -81,8 +81,8 @@ def test_others_see_who_has_chosen_but_never_what() -> None:
 
 def test_the_reveal_shows_every_card_and_the_winner() -> None:
     state = sale_open()
-    state = ENGINE.apply(state, CHARLES, {"type": "play", "card": rules.PASS})
-    state = ENGINE.apply(state, DAVE, {"type": "play", "card": rules.SPECULATE})
+    state = ENGINE.apply(state, CHARLES, {"type": "play", "card": data.PASS})
+    state = ENGINE.apply(state, DAVE, {"type": "play", "card": data.SPECULATE})
     html = render_seat_html(ENGINE, state, None)
     assert "Player 1: <b>2 – Purchase</b>" in html and "Player 3: <b>Pass</b>" in html
     assert re.search(r"Player 4: <b>4 – Speculate</b> <span class=\"tag turn\">wins the sale", html)
@@ -117,7 +117,7 @@ def test_when_everybody_passes_the_sellers_own_cards_say_the_bank_pays_you(
     state["buyers"] = [["purple"] * 3, ["orange"] * 3, ["purple"] * 3, ["yellow"] * 3]
     state = ENGINE.apply(state, BILL, {"type": "sell", "colour": "orange"})
     for seat in (ANN, CHARLES, DAVE):
-        state = ENGINE.apply(state, seat, {"type": "play", "card": rules.PASS})
+        state = ENGINE.apply(state, seat, {"type": "play", "card": data.PASS})
     assert state["phase"] == rules.SELLER_CHOICE
     html = render_seat_html(ENGINE, state, BILL, locale)
     assert proxy in html and by_proxy_speculation in html
