@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from app.games import base
 from app.games.base import Action, State
-from app.games.tulip_bubble import rules
+from app.games.tulip_bubble import prices
 from app.games.tulip_bubble.data import (
     BLACK_TULIP_PRICE,
     BURST_SHUFFLED_WITH,
@@ -69,16 +69,16 @@ def _unseen_market_cards(state: State) -> list[str]:
 def expected_levels(state: State) -> dict[str, float]:
     """Average price level of each colour at the next selling phase, if the game goes on."""
     after_sd = dict(state["levels"])
-    rules.supply_and_demand(after_sd, rules.row_counts(state))
+    prices.supply_and_demand(after_sd, prices.row_counts(state))
     outcomes: list[dict[str, int]] = []
     for card in _unseen_market_cards(state) or ["none"]:
         levels = dict(after_sd)
         if card == "surge":
-            rules.move_marker(levels, rules.lowest_colour(levels), SURGE_LEVELS)
+            prices.move_marker(levels, prices.lowest_colour(levels), SURGE_LEVELS)
         elif card == "plunge":
-            rules.move_marker(levels, rules.highest_colour(levels), -PLUNGE_LEVELS)
+            prices.move_marker(levels, prices.highest_colour(levels), -PLUNGE_LEVELS)
         elif card.startswith("rise:"):
-            rules.move_marker(levels, card.split(":")[1], 1)
+            prices.move_marker(levels, card.split(":")[1], 1)
         outcomes.append(levels)
     return {colour: sum(o[colour] for o in outcomes) / len(outcomes) for colour in after_sd}
 
@@ -86,11 +86,11 @@ def expected_levels(state: State) -> dict[str, float]:
 def resale_value(state: State, card: str, levels: dict[str, float] | None = None) -> float:
     """Expected price of a card at the next selling phase, counting the burst risk."""
     levels = levels or expected_levels(state)
-    level = levels[rules.colour_of(card)]
+    level = levels[prices.colour_of(card)]
     low, high = int(level), min(int(level) + 1, 7)
     fraction = level - low
-    price = (1 - fraction) * rules.price_at(rules.grade_of(card), low) + fraction * rules.price_at(
-        rules.grade_of(card), high
+    price = (1 - fraction) * prices.price_at(prices.grade_of(card), low) + fraction * prices.price_at(
+        prices.grade_of(card), high
     )
     return price * survival(state)
 
@@ -98,10 +98,10 @@ def resale_value(state: State, card: str, levels: dict[str, float] | None = None
 def _collector_gain(state: State, hand: list[str], card: str) -> float:
     """Bonus hope when ``card`` completes a face-up collector's order that the hand cannot yet fill."""
     gain = 0.0
-    for collector in rules.collector_tops(state):
-        if rules.collector_offers(collector, hand):
+    for collector in prices.collector_tops(state):
+        if prices.collector_offers(collector, hand):
             continue
-        if rules.collector_offers(collector, [*hand, card]):
+        if prices.collector_offers(collector, [*hand, card]):
             bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
             gain = max(gain, bonus * COLLECTOR_HOPE * survival(state))
     return gain
@@ -115,10 +115,10 @@ def _worth_to(state: State, seat: int, card: str) -> int:
 def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
     if "sell_to_collector" in legal:
         best: tuple[int, Action] | None = None
-        for collector in rules.collector_tops(state):
+        for collector in prices.collector_tops(state):
             bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
-            for offer in rules.collector_offers(collector, state["hands"][seat]):
-                total = bonus + sum(rules.market_price(state, card) for card in offer)
+            for offer in prices.collector_offers(collector, state["hands"][seat]):
+                total = bonus + sum(prices.market_price(state, card) for card in offer)
                 if best is None or total > best[0]:
                     best = (
                         total,
@@ -131,13 +131,13 @@ def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -
     levels = expected_levels(state)
     for mortgage in sorted(state["mortgages"][seat], key=lambda m: m["card"]):
         card = mortgage["card"]
-        if rules.market_price(state, card) >= resale_value(state, card, levels):
+        if prices.market_price(state, card) >= resale_value(state, card, levels):
             if "sell_mortgage" in legal and card in legal["sell_mortgage"]["params"]["card"]["options"]:
                 return {"type": "sell_mortgage", "card": card}
             if "redeem" in legal and card in legal["redeem"]["params"]["card"]["options"]:
                 return {"type": "redeem", "card": card}  # no margin trading: redeem, then sell
     for card in sorted(state["hands"][seat]):
-        if rules.market_price(state, card) >= resale_value(state, card, levels):
+        if prices.market_price(state, card) >= resale_value(state, card, levels):
             return {"type": "sell", "card": card}
     return {"type": "end_turn"}
 
@@ -146,15 +146,15 @@ def _can_cash_out_for_black_tulip(state: State, seat: int) -> bool:
     """Whether selling everything now leaves 120 cash and no mortgage, so the black tulip is ours."""
     if not state["mortgages"][seat] and state["cash"][seat] >= BLACK_TULIP_PRICE:
         return False  # already qualified: keep the hand, the declaration is automatic
-    liquid = state["cash"][seat] + sum(rules.market_price(state, card) for card in state["hands"][seat])
-    liquid += sum(rules.market_price(state, m["card"]) - m["amount"] for m in state["mortgages"][seat])
+    liquid = state["cash"][seat] + sum(prices.market_price(state, card) for card in state["hands"][seat])
+    liquid += sum(prices.market_price(state, m["card"]) - m["amount"] for m in state["mortgages"][seat])
     return liquid >= BLACK_TULIP_PRICE
 
 
 def _cash_out(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
     """Clear the mortgages first (sell them, or redeem them without margin trading), then sell the hand."""
     for mortgage in sorted(
-        state["mortgages"][seat], key=lambda m: m["amount"] - rules.market_price(state, m["card"])
+        state["mortgages"][seat], key=lambda m: m["amount"] - prices.market_price(state, m["card"])
     ):
         for kind in ("sell_mortgage", "redeem"):
             if kind in legal and mortgage["card"] in legal[kind]["params"]["card"]["options"]:
@@ -162,7 +162,7 @@ def _cash_out(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Acti
     if state["hands"][seat]:
         return {
             "type": "sell",
-            "card": max(state["hands"][seat], key=lambda card: rules.market_price(state, card)),
+            "card": max(state["hands"][seat], key=lambda card: prices.market_price(state, card)),
         }
     return {"type": "end_turn"}
 
@@ -172,10 +172,10 @@ def _placement_choice(state: State, seat: int, legal: dict[str, dict[str, Any]])
         return {"type": "end_turn"}
     levels = expected_levels(state)
     hand = state["hands"][seat]
-    committed = sum(rules.market_price(state, c) for c, seats in state["tokens"].items() if seat in seats)
+    committed = sum(prices.market_price(state, c) for c, seats in state["tokens"].items() if seat in seats)
     best: tuple[float, str] | None = None
     for card in legal["place"]["params"]["card"]["options"]:
-        price = rules.market_price(state, card)
+        price = prices.market_price(state, card)
         gain = resale_value(state, card, levels) + _collector_gain(state, hand, card) - price
         affordable = committed + price <= state["cash"][seat] or len(state["mortgages"][seat]) < 2
         if gain > 0 and affordable and (best is None or gain > best[0]):

@@ -28,7 +28,7 @@ from typing import Any
 
 from app.games import base
 from app.games.base import N_, Action, GameInfo, GameOption, IllegalAction, Result, State, View
-from app.games.tulip_bubble import rules
+from app.games.tulip_bubble import prices
 from app.games.tulip_bubble.bot import choose_action
 from app.games.tulip_bubble.data import (
     AUCTION_ROWS,
@@ -124,7 +124,7 @@ class TulipBubble:
             end=None,
         )
         for row in ROWS:
-            state["rows"][row] = rules.deal(state, players + 2)
+            state["rows"][row] = prices.deal(state, players + 2)
         base.log_event(
             state,
             N_("Prices start at red {red}, white {white}, yellow {yellow}."),
@@ -172,7 +172,7 @@ class TulipBubble:
             legal.append(_template("end_turn", N_("End your selling turn")))
         elif in_turn and phase == "bidding":
             cards = _placeable_cards(state, seat)
-            if cards and rules.tokens_available(state, seat) > 0:
+            if cards and prices.tokens_available(state, seat) > 0:
                 legal.append(_template("place", N_("Place a purchase token"), card=_choice(cards)))
             legal.append(_template("end_turn", N_("Place no more tokens")))
         elif in_turn and phase == "auction":
@@ -252,8 +252,8 @@ def _selling_templates(state: State, seat: int) -> list[dict[str, Any]]:
     if hand:
         legal.append(_template("sell", N_("Sell to the market"), card=_choice(sorted(hand))))
     if seat not in state["collector_sold"]:
-        for collector in rules.collector_tops(state):
-            offers = rules.collector_offers(collector, hand)
+        for collector in prices.collector_tops(state):
+            offers = prices.collector_offers(collector, hand)
             if offers:
                 legal.append(
                     _template(
@@ -267,7 +267,7 @@ def _selling_templates(state: State, seat: int) -> list[dict[str, Any]]:
         sellable = [
             m["card"]
             for m in state["mortgages"][seat]
-            if rules.market_price(state, m["card"]) - m["amount"] + state["cash"][seat] >= 0
+            if prices.market_price(state, m["card"]) - m["amount"] + state["cash"][seat] >= 0
         ]
         if sellable:
             legal.append(_template("sell_mortgage", N_("Sell a mortgaged tulip"), card=_choice(sellable)))
@@ -385,18 +385,18 @@ def _flip_market_card(state: State) -> bool:
         return False
     before = dict(state["levels"])
     if card == "surge":
-        rules.move_marker(state["levels"], rules.lowest_colour(state["levels"]), SURGE_LEVELS)
+        prices.move_marker(state["levels"], prices.lowest_colour(state["levels"]), SURGE_LEVELS)
     elif card == "plunge":
-        rules.move_marker(state["levels"], rules.highest_colour(state["levels"]), -PLUNGE_LEVELS)
+        prices.move_marker(state["levels"], prices.highest_colour(state["levels"]), -PLUNGE_LEVELS)
     else:
-        rules.move_marker(state["levels"], card.split(":")[1], RISE_LEVELS)
+        prices.move_marker(state["levels"], card.split(":")[1], RISE_LEVELS)
     _log_moves(state, before)
     return True
 
 
 def _deal(state: State, count: int) -> list[str]:
     reshuffles = state["reshuffles"]
-    cards = rules.deal(state, count)
+    cards = prices.deal(state, count)
     if state["reshuffles"] != reshuffles:
         base.log_event(state, N_("The tulip deck ran out: the discards were shuffled into a new deck."))
     return cards
@@ -461,7 +461,7 @@ def _placement_possible(state: State, seat: int) -> bool:
     """
     if not _placeable_cards(state, seat):
         return False
-    return rules.tokens_available(state, seat) > 0 or bool(state["mortgages"][seat])
+    return prices.tokens_available(state, seat) > 0 or bool(state["mortgages"][seat])
 
 
 def _settle_placement_turn(state: State) -> None:
@@ -496,13 +496,13 @@ def _resolve_next(state: State) -> None:
         return
     card = state["queue"].pop(0)
     bidders = sorted(state["tokens"][card], key=lambda s: (s - state["start_player"]) % state["players"])
-    market = rules.market_price(state, card)
+    market = prices.market_price(state, card)
     if len(bidders) == 1:
         base.log_event(
             state,
             N_("{seat} is the only bidder for {card} and buys it at the market price of {amount}."),
             seat=base.seat_ref(bidders[0]),
-            card=rules.label_of(card),
+            card=prices.label_of(card),
             amount=market,
         )
         _await_payment(state, card, bidders[0], market, bidders)
@@ -520,7 +520,7 @@ def _resolve_next(state: State) -> None:
     base.log_event(
         state,
         N_("Auction for {card} (market price {amount}) among {bidders}."),
-        card=rules.label_of(card),
+        card=prices.label_of(card),
         amount=market,
         bidders=[base.seat_ref(s) for s in bidders],
     )
@@ -535,7 +535,7 @@ def _await_payment(state: State, card: str, winner: int, price: int, participant
         "card": card,
         "winner": winner,
         "price": price,
-        "market": rules.market_price(state, card),
+        "market": prices.market_price(state, card),
         "participants": participants,
     }
 
@@ -552,19 +552,19 @@ def _end_phase(state: State) -> None:
 
 
 def _supply_and_demand(state: State) -> None:
-    counts = rules.row_counts(state)
+    counts = prices.row_counts(state)
     base.log_event(
         state,
         N_("Supply and demand: {red} red, {white} white and {yellow} yellow tulips on the market."),
         **counts,
     )
     before = dict(state["levels"])
-    rules.supply_and_demand(state["levels"], counts)
+    prices.supply_and_demand(state["levels"], counts)
     _log_moves(state, before)
 
 
 def _finish(state: State, reason: str, winners: list[int]) -> None:
-    debts = [rules.debts(state, seat) for seat in range(state["players"])]
+    debts = [prices.debts(state, seat) for seat in range(state["players"])]
     state["end"] = {
         "reason": reason,
         "winners": winners,
@@ -605,7 +605,7 @@ def _black_tulip(state: State, declarers: list[int]) -> None:
 def _bubble_burst(state: State) -> None:
     """Ruling 11: hand tulips are worth nothing; assets are cash minus the mortgages' amounts."""
     base.log_event(state, N_("The bubble bursts! Tulips in hand are worthless; mortgages are debts."))
-    assets = [state["cash"][seat] - rules.debts(state, seat) for seat in range(state["players"])]
+    assets = [state["cash"][seat] - prices.debts(state, seat) for seat in range(state["players"])]
     best = max(assets)
     _finish(state, "burst", [seat for seat, value in enumerate(assets) if value == best])
 
@@ -623,7 +623,7 @@ def _sell(state: State, seat: int, action: Action) -> None:
     card = _card_param(action)
     if card not in state["hands"][seat]:
         raise IllegalAction(N_("That tulip is not in your hand."))
-    price = rules.market_price(state, card)
+    price = prices.market_price(state, card)
     state["hands"][seat].remove(card)
     state["rows"]["just_sold"].append(card)
     state["cash"][seat] += price
@@ -631,7 +631,7 @@ def _sell(state: State, seat: int, action: Action) -> None:
         state,
         N_("{seat} sold {card} to the market for {amount}."),
         seat=base.seat_ref(seat),
-        card=rules.label_of(card),
+        card=prices.label_of(card),
         amount=price,
     )
     _after_selling_action(state, seat)
@@ -642,22 +642,22 @@ def _sell_to_collector(state: State, seat: int, action: Action) -> None:
     collector = action.get("collector")
     if seat in state["collector_sold"]:
         raise IllegalAction(N_("You may sell to only one collector a round."))
-    if not isinstance(collector, str) or collector not in rules.collector_tops(state):
+    if not isinstance(collector, str) or collector not in prices.collector_tops(state):
         raise IllegalAction(N_("That collector is not face up."))
     cards = _cards_param(action)
     hand = state["hands"][seat]
     if len(set(cards)) != len(cards) or any(card not in hand for card in cards):
-        if any(rules.find_mortgage(state, seat, card) for card in cards):
+        if any(prices.find_mortgage(state, seat, card) for card in cards):
             raise IllegalAction(N_("Redeem a mortgaged tulip before selling it to a collector."))
         raise IllegalAction(N_("Those tulips are not all in your hand."))
     spec = COLLECTORS[collector]
-    if not rules.fulfils(collector, cards):
+    if not prices.fulfils(collector, cards):
         raise IllegalAction(
             N_("Those tulips do not fill the {collector}'s order: {order}."),
             collector=spec["name"],
             order=spec["order"],
         )
-    value = sum(rules.market_price(state, card) for card in cards)
+    value = sum(prices.market_price(state, card) for card in cards)
     amount = value + int(spec["bonus"])  # type: ignore[call-overload]
     for card in cards:
         hand.remove(card)
@@ -671,7 +671,7 @@ def _sell_to_collector(state: State, seat: int, action: Action) -> None:
         state,
         N_("{seat} sold {cards} to the {collector} for {amount} ({value} + bonus {bonus})."),
         seat=base.seat_ref(seat),
-        cards=[rules.label_of(card) for card in cards],
+        cards=[prices.label_of(card) for card in cards],
         collector=spec["name"],
         amount=amount,
         value=value,
@@ -685,10 +685,10 @@ def _sell_mortgage(state: State, seat: int, action: Action) -> None:
     if state["options"][NO_MARGIN_TRADING]:
         raise IllegalAction(N_("No margin trading: redeem the mortgage with cash before selling the tulip."))
     card = _card_param(action)
-    mortgage = rules.find_mortgage(state, seat, card)
+    mortgage = prices.find_mortgage(state, seat, card)
     if mortgage is None:
         raise IllegalAction(N_("You have no mortgage on that tulip."))
-    price = rules.market_price(state, card)
+    price = prices.market_price(state, card)
     difference = price - mortgage["amount"]
     if state["cash"][seat] + difference < 0:
         raise IllegalAction(
@@ -712,7 +712,7 @@ def _sell_mortgage(state: State, seat: int, action: Action) -> None:
         state,
         text,
         seat=base.seat_ref(seat),
-        card=rules.label_of(card),
+        card=prices.label_of(card),
         price=price,
         amount=abs(difference),
         recorded=mortgage["amount"],
@@ -733,7 +733,7 @@ def _end_selling_turn(state: State, seat: int) -> None:
 
 def _redeem(state: State, seat: int, action: Action) -> None:
     card = _card_param(action)
-    mortgage = rules.find_mortgage(state, seat, card)
+    mortgage = prices.find_mortgage(state, seat, card)
     if mortgage is None:
         raise IllegalAction(N_("You have no mortgage on that tulip."))
     if state["cash"][seat] < mortgage["amount"]:
@@ -749,7 +749,7 @@ def _redeem(state: State, seat: int, action: Action) -> None:
         state,
         N_("{seat} redeemed {card} for {amount}."),
         seat=base.seat_ref(seat),
-        card=rules.label_of(card),
+        card=prices.label_of(card),
         amount=mortgage["amount"],
     )
 
@@ -772,7 +772,7 @@ def _place(state: State, seat: int, action: Action) -> None:
         raise IllegalAction(N_("Tokens go on tulips in New Arrivals or Just Sold."))
     if seat in state["tokens"].get(card, []):
         raise IllegalAction(N_("You already have a token on that tulip."))
-    if rules.tokens_available(state, seat) <= 0:
+    if prices.tokens_available(state, seat) <= 0:
         raise IllegalAction(N_("You have no purchase token left; redeem a mortgage to free one."))
     placement = state["placement"]
     if placement["placed"] >= placement["quota"]:
@@ -780,7 +780,7 @@ def _place(state: State, seat: int, action: Action) -> None:
     state["tokens"].setdefault(card, []).append(seat)
     placement["placed"] += 1
     base.log_event(
-        state, N_("{seat} placed a token on {card}."), seat=base.seat_ref(seat), card=rules.label_of(card)
+        state, N_("{seat} placed a token on {card}."), seat=base.seat_ref(seat), card=prices.label_of(card)
     )
     if not _placement_possible(state, seat):
         _next_placement_turn(state)
@@ -815,7 +815,7 @@ def _drop(state: State, seat: int, action: Action) -> None:
             state,
             N_("Nobody bid: {seat}, last in order, buys {card} at the market price of {amount}."),
             seat=base.seat_ref(winner),
-            card=rules.label_of(card),
+            card=prices.label_of(card),
             amount=price,
         )
     else:
@@ -824,7 +824,7 @@ def _drop(state: State, seat: int, action: Action) -> None:
             state,
             N_("{seat} won {card} for {amount}."),
             seat=base.seat_ref(winner),
-            card=rules.label_of(card),
+            card=prices.label_of(card),
             amount=price,
         )
     _await_payment(state, card, winner, price, auction["bidders"])
@@ -840,7 +840,7 @@ def _pay(state: State, seat: int, action: Action) -> None:
     payment = state["payment"]
     method = action.get("method")
     card, price = payment["card"], payment["price"]
-    label = rules.label_of(card)
+    label = prices.label_of(card)
     if method == "cash":
         if state["cash"][seat] < price:
             raise IllegalAction(

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.games import base
 from app.games.base import State, View
-from app.games.tulip_bubble import rules
+from app.games.tulip_bubble import prices
 from app.games.tulip_bubble.data import (
     AUCTION_ROWS,
     COLLECTORS,
@@ -30,12 +30,12 @@ from app.games.tulip_bubble.data import (
 def card_view(state: State, card: str) -> dict[str, Any]:
     return {
         "id": card,
-        "colour": rules.colour_of(card),
-        "letter": COLOUR_LETTERS[rules.colour_of(card)],
-        "variety": rules.variety_of(card),
-        "grade": rules.grade_of(card),
-        "label": rules.label_of(card),
-        "value": rules.market_price(state, card),
+        "colour": prices.colour_of(card),
+        "letter": COLOUR_LETTERS[prices.colour_of(card)],
+        "variety": prices.variety_of(card),
+        "grade": prices.grade_of(card),
+        "label": prices.label_of(card),
+        "value": prices.market_price(state, card),
     }
 
 
@@ -59,13 +59,13 @@ def build_view(state: State, seat: int | None, to_act: list[int]) -> View:
                 "letter": COLOUR_LETTERS[colour],
                 "level": state["levels"][colour],
                 "numeral": LEVEL_NUMERALS[state["levels"][colour]],
-                "prices": {grade: rules.price_at(grade, state["levels"][colour]) for grade in PRICE_TABLE},
+                "prices": {grade: prices.price_at(grade, state["levels"][colour]) for grade in PRICE_TABLE},
             }
             for colour in COLOURS
         ],
         "levels": dict(state["levels"]),
         "level_numerals": [LEVEL_NUMERALS[level] for level in LEVELS],
-        "price_table": {grade: list(prices) for grade, prices in PRICE_TABLE.items()},
+        "price_table": {grade: list(row) for grade, row in PRICE_TABLE.items()},
         "rows": [
             {
                 "id": row,
@@ -115,9 +115,9 @@ def _player_view(state: State, seat: int, mine: int | None, finished: bool) -> d
         "mortgages": [
             {**card_view(state, m["card"]), "amount": m["amount"]} for m in state["mortgages"][seat]
         ],
-        "debts": rules.debts(state, seat),
-        "tokens_free": rules.tokens_available(state, seat),
-        "tokens_placed": rules.tokens_placed(state, seat),
+        "debts": prices.debts(state, seat),
+        "tokens_free": prices.tokens_available(state, seat),
+        "tokens_placed": prices.tokens_placed(state, seat),
         "tokens_total": TOKENS_PER_PLAYER,
         "sold_to_collector": seat in state["collector_sold"],
         "is_start": seat == state["start_player"],
@@ -185,7 +185,7 @@ def _payment_view(state: State, mine: int | None) -> dict[str, Any] | None:
 
 
 def _own_view(state: State, seat: int) -> dict[str, Any]:
-    hand = sorted(state["hands"][seat], key=lambda card: (COLOURS.index(rules.colour_of(card)), card))
+    hand = sorted(state["hands"][seat], key=lambda card: (COLOURS.index(prices.colour_of(card)), card))
     cards = [card_view(state, card) for card in hand]
     by_colour = [
         {
@@ -197,11 +197,11 @@ def _own_view(state: State, seat: int) -> dict[str, Any]:
         for colour in COLOURS
     ]
     satisfiable = []
-    for collector in rules.collector_tops(state):
-        offers = rules.collector_offers(collector, state["hands"][seat])
+    for collector in prices.collector_tops(state):
+        offers = prices.collector_offers(collector, state["hands"][seat])
         if offers:
-            best = max(offers, key=lambda offer: sum(rules.market_price(state, card) for card in offer))
-            value = sum(rules.market_price(state, card) for card in best)
+            best = max(offers, key=lambda offer: sum(prices.market_price(state, card) for card in offer))
+            value = sum(prices.market_price(state, card) for card in best)
             satisfiable.append(
                 {
                     **_collector_view(collector),

@@ -13,7 +13,7 @@ from tulip_bubble_helpers import where_is_every_tulip
 
 from app.games import base
 from app.games.base import Action, State
-from app.games.tulip_bubble import ENGINE, rules
+from app.games.tulip_bubble import ENGINE, prices
 from app.games.tulip_bubble.data import COLLECTORS, START_CASH, all_tulips
 
 SEEDS = range(12)
@@ -24,23 +24,23 @@ def expected_cash_flows(before: State, seat: int, action: Action) -> list[int]:
     flows = [0] * before["players"]
     kind = action["type"]
     if kind == "sell":
-        flows[seat] += rules.market_price(before, action["card"])
+        flows[seat] += prices.market_price(before, action["card"])
     elif kind == "sell_to_collector":
         cards = action["cards"].split(",")
         flows[seat] += (
-            sum(rules.market_price(before, c) for c in cards) + COLLECTORS[action["collector"]]["bonus"]
+            sum(prices.market_price(before, c) for c in cards) + COLLECTORS[action["collector"]]["bonus"]
         )
     elif kind in ("sell_mortgage", "redeem"):
-        amount = rules.find_mortgage(before, seat, action["card"])["amount"]
+        amount = prices.find_mortgage(before, seat, action["card"])["amount"]
         flows[seat] += (
-            rules.market_price(before, action["card"]) - amount if kind == "sell_mortgage" else -amount
+            prices.market_price(before, action["card"]) - amount if kind == "sell_mortgage" else -amount
         )
     elif kind == "pay":
         card, price = before["payment"]["card"], before["payment"]["price"]
         if action["method"] == "cash":
             flows[seat] -= price
         others = [s for s in before["tokens"][card] if s != seat]
-        excess = price - rules.market_price(before, card)
+        excess = price - prices.market_price(before, card)
         for other in others:
             flows[other] += max(excess, 0) // len(others)
     return flows
@@ -75,7 +75,7 @@ def play_out(players: int, seed: int, options: dict[str, bool] | None = None) ->
         bank_paid_out += sum(flows)
         assert sorted(where_is_every_tulip(after)) == sorted(all_tulips())
         assert all(len(ms) <= 3 for ms in after["mortgages"])
-        assert all(rules.tokens_available(after, s) >= 0 for s in range(players))
+        assert all(prices.tokens_available(after, s) >= 0 for s in range(players))
         log.append((seat, action))
         state = after
     assert sum(state["cash"]) == players * START_CASH + bank_paid_out

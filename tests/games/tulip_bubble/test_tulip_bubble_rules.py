@@ -23,7 +23,7 @@ from tulip_bubble_helpers import (
 )
 
 from app.games.base import IllegalAction
-from app.games.tulip_bubble import ENGINE, rules
+from app.games.tulip_bubble import ENGINE, prices
 from app.games.tulip_bubble.data import COLLECTORS, PRICE_TABLE, all_tulips
 
 EXAMPLE_LEVELS = {"red": 2, "white": 3, "yellow": 4}  # the selling and supply-and-demand examples
@@ -35,11 +35,11 @@ BALANCED_SHIPMENT = ["red-C1-1", "white-C1-1", "yellow-C1-1"]
 
 def test_price_table_matches_every_numeric_example_of_the_rulebook() -> None:
     """P.7 white B2 at III = 7; P.8 white C1 at III = 5, yellow A at IV = 20, red C at II = 3, red B1 = 5."""
-    assert rules.price_at("B", 3) == 7
-    assert rules.price_at("C", 3) == 5
-    assert rules.price_at("A", 4) == 20
-    assert rules.price_at("C", 2) == 3
-    assert rules.price_at("B", 2) == 5
+    assert prices.price_at("B", 3) == 7
+    assert prices.price_at("C", 3) == 5
+    assert prices.price_at("A", 4) == 20
+    assert prices.price_at("C", 2) == 3
+    assert prices.price_at("B", 2) == 5
     assert all(len(prices) == 7 for prices in PRICE_TABLE.values())
 
 
@@ -48,7 +48,7 @@ def test_deck_holds_17_tulips_per_colour_and_collectors_carry_their_bonus_in_dat
     cards = all_tulips()
     assert len(cards) == len(set(cards)) == 51
     for colour in ("red", "white", "yellow"):
-        assert sum(rules.colour_of(card) == colour for card in cards) == 17
+        assert sum(prices.colour_of(card) == colour for card in cards) == 17
     assert {name: spec["bonus"] for name, spec in COLLECTORS.items()} == {
         "nobleman": 20, "crusader": 15, "madame": 15, "young_lady": 15,
         "servant": 10, "scholar": 10, "young_man": 10, "tavern_keeper": 10,
@@ -109,21 +109,21 @@ RULEBOOK_MOVE_START = {"red": 1, "white": 2, "yellow": 3}
 def test_rise_moves_one_colour_up_one_level() -> None:
     """1-1 example: red I, white II, yellow III; Rise (yellow) → yellow IV."""
     levels = dict(RULEBOOK_MOVE_START)
-    rules.move_marker(levels, "yellow", 1)
+    prices.move_marker(levels, "yellow", 1)
     assert levels == {"red": 1, "white": 2, "yellow": 4}
 
 
 def test_surge_jumps_over_an_occupied_level() -> None:
     """1-1 example: Surge raises the lowest (red I) two levels to III, taken by yellow, so IV."""
     levels = dict(RULEBOOK_MOVE_START)
-    rules.move_marker(levels, rules.lowest_colour(levels), 2)
+    prices.move_marker(levels, prices.lowest_colour(levels), 2)
     assert levels == {"red": 4, "white": 2, "yellow": 3}
 
 
 def test_plunge_that_runs_past_level_one_stays_put() -> None:
     """1-1 example: Plunge drops yellow III two levels to I (red), past the floor: it stays at III."""
     levels = dict(RULEBOOK_MOVE_START)
-    rules.move_marker(levels, rules.highest_colour(levels), -2)
+    prices.move_marker(levels, prices.highest_colour(levels), -2)
     assert levels == RULEBOOK_MOVE_START
 
 
@@ -131,10 +131,10 @@ def test_a_marker_pushed_past_seven_settles_on_the_nearest_free_level_below() ->
     """Ruling 2 (edge rule): VI + 2 with VII taken runs past VII and settles back on VI (no move);
     V + 3 with VII taken settles on VI, the nearest free level back toward V."""
     levels = {"red": 6, "white": 7, "yellow": 1}
-    rules.move_marker(levels, "red", 2)
+    prices.move_marker(levels, "red", 2)
     assert levels["red"] == 6
     levels = {"red": 5, "white": 7, "yellow": 1}
-    rules.move_marker(levels, "red", 3)
+    prices.move_marker(levels, "red", 3)
     assert levels["red"] == 6
 
 
@@ -190,7 +190,7 @@ def test_selling_example_bob_sells_a_mortgaged_yellow_a_and_receives_the_differe
     state = play(state, (BOB, {"type": "sell_mortgage", "card": "yellow-A-1"}))
     assert state["cash"][BOB] == 22
     assert state["mortgages"][BOB] == []
-    assert rules.tokens_available(state, BOB) == 3
+    assert prices.tokens_available(state, BOB) == 3
     assert state["rows"]["just_sold"] == ["yellow-A-1"]
 
 
@@ -427,7 +427,7 @@ def test_overflow_example_paid_in_cash() -> None:
     assert state["cash"] == [22, 22, 8, 20]
     assert "yellow-B1-1" in state["hands"][CHARLES]
     assert "yellow-B1-1" not in state["tokens"]
-    assert all(rules.tokens_available(state, seat) == 3 for seat in range(4))
+    assert all(prices.tokens_available(state, seat) == 3 for seat in range(4))
 
 
 def test_overflow_example_with_a_mortgage() -> None:
@@ -435,8 +435,8 @@ def test_overflow_example_with_a_mortgage() -> None:
     state = play(overflow_example(), (CHARLES, {"type": "pay", "method": "mortgage"}))
     assert state["cash"] == [22, 22, 20, 20]
     assert state["mortgages"][CHARLES] == [{"card": "yellow-B1-1", "amount": 12}]
-    assert rules.tokens_available(state, CHARLES) == 2
-    assert rules.tokens_available(state, ANDY) == 3
+    assert prices.tokens_available(state, CHARLES) == 2
+    assert prices.tokens_available(state, ANDY) == 3
 
 
 def test_short_cash_forces_a_mortgage() -> None:
@@ -472,7 +472,7 @@ def test_supply_and_demand_example() -> None:
 def test_supply_and_demand_with_equal_counts_changes_nothing() -> None:
     """4-1.4: 如果三色郁金香的数量一样多，则价格不会变动."""
     levels = dict(EXAMPLE_LEVELS)
-    rules.supply_and_demand(levels, {"red": 2, "white": 2, "yellow": 2})
+    prices.supply_and_demand(levels, {"red": 2, "white": 2, "yellow": 2})
     assert levels == EXAMPLE_LEVELS
 
 
@@ -480,7 +480,7 @@ def test_two_most_numerous_colours_fall_together_the_lower_one_first() -> None:
     """4-1 红字提示 / ruling 3: two most-numerous colours move down at once, the one further down first
     (red III → II, then white IV → III); the other order would push white past red to II and red to I."""
     levels = {"red": 3, "white": 4, "yellow": 5}
-    rules.supply_and_demand(levels, {"red": 4, "white": 4, "yellow": 1})
+    prices.supply_and_demand(levels, {"red": 4, "white": 4, "yellow": 1})
     assert levels == {"red": 2, "white": 3, "yellow": 6}
 
 
@@ -509,7 +509,7 @@ def test_a_collector_pile_running_out_does_not_stop_the_game() -> None:
                                 "cards": "red-A-1,red-B1-1,red-B2-1"}))  # fmt: skip
     assert state["cash"][ANDY] == 20 + 15 + 5 + 5 + 20
     assert state["collectors"][0] == []
-    assert rules.collector_tops(state) == ["crusader", "servant"]
+    assert prices.collector_tops(state) == ["crusader", "servant"]
     assert ENGINE.view(state, BOB)["collectors"][0] == {"size": 0, "top": None}
     state["collector_sold"] = []
     with pytest.raises(IllegalAction, match="not face up"):
@@ -538,7 +538,7 @@ def test_a_collector_pile_running_out_does_not_stop_the_game() -> None:
 )
 def test_collector_orders_from_the_quick_reference(collector: str, cards: list[str], ok: bool) -> None:
     """八、速查表: each collector's order."""
-    assert rules.fulfils(collector, cards) is ok
+    assert prices.fulfils(collector, cards) is ok
 
 
 # --- game end (5) -------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.games.base import Action, State
-from app.games.tulip_bubble import ENGINE, rules
+from app.games.tulip_bubble import ENGINE, prices
 from app.games.tulip_bubble.data import ROWS, all_tulips
 
 ANDY, BOB, CHARLES, DENNIS = 0, 1, 2, 3
@@ -82,7 +82,7 @@ def at_auction(state: State, card: str, bidders: list[int]) -> State:
     state["queue"] = []
     state["auction"] = {
         "card": card,
-        "market": rules.market_price(state, card),
+        "market": prices.market_price(state, card),
         "bidders": list(bidders),
         "active": list(bidders),
         "high": None,
