@@ -9,13 +9,20 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     HOST=0.0.0.0 PORT=8000 \
     BOURSE_DATABASE_URL=sqlite:////data/bourse.db
 WORKDIR /app
+# Exactly the pinned, hash-checked runtime set (no test tools); its own layer, rebuilt only when the
+# lock changes. requirements/runtime.txt is made by scripts/lock for this image's Python 3.11 on x86_64.
+COPY requirements/runtime.txt ./requirements/runtime.txt
+RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
+      --require-hashes -r requirements/runtime.txt
 COPY pyproject.toml README.md alembic.ini ./
 COPY app ./app
 COPY migrations ./migrations
 COPY templates ./templates
 COPY static ./static
-# Editable: the app runs from /app, where its templates, static files and migrations are.
-RUN pip install --no-cache-dir -e .
+# The app itself, editable: it runs from /app, where its templates, static files and migrations are.
+# Its dependencies and its build backend (setuptools) all came from the lock above.
+RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
+      --no-deps --no-build-isolation -e .
 COPY --from=frontend /build/node_modules/htmx.org/dist ./node_modules/htmx.org/dist
 COPY --from=frontend /build/node_modules/htmx-ext-ws/dist ./node_modules/htmx-ext-ws/dist
 RUN useradd --system --uid 10001 --home /app bourse && mkdir /data && chown bourse /data
