@@ -120,9 +120,7 @@ def room_json(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) -> 
         ],
         "to_act": snapshot.to_act(),
         "view": engine.view(state, seat) if state is not None else None,
-        "legal": engine.legal_actions(state, seat)
-        if state is not None and seat is not None and snapshot.status == "playing"
-        else [],
+        "legal": snapshot.legal(seat),
         "result": result.to_json() if result is not None else None,
         "next_code": snapshot.next_code,
     }

@@ -5,6 +5,7 @@ Routes only translate HTTP to ``RoomService`` calls and views to HTML/JSON; rule
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,7 +27,7 @@ from app.i18n import LOCALE_COOKIE, LOCALES, choose_locale, format_message
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web import api
-from app.web.live import LiveRooms, Tab, regions_for
+from app.web.live import LiveRooms, Tab
 from app.web.render import ROOT, regions_container, render_page, wrap_region
 
 log = logging.getLogger(__name__)
@@ -136,7 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def room_page(request: Request, snapshot: RoomSnapshot, seat: int | None) -> HTMLResponse:
         locale = locale_of(request)
-        regions = regions_for(snapshot, seat, locale, live.connected(snapshot.code) | ({seat} - {None}))
+        regions = live.page_regions(snapshot, seat, locale)
         info = snapshot.engine.info
         return page(
             request,
@@ -345,6 +346,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             locale=locale,
             page_version=int(page_version) if page_version.isdigit() else None,
         )
+        sender = asyncio.create_task(tab.send_pushes())
         await live.join(code, tab)
         try:
             while True:
@@ -353,6 +355,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pass
         finally:
             await live.leave(code, tab)
+            sender.cancel()
 
     return app
 

@@ -1,23 +1,56 @@
 """Live updates: one WebSocket per browser tab, and the bots that play on the server.
 
-After every change to a room, ``LiveRooms.publish`` renders each connected tab's regions from that
-tab's seat view and sends only the regions whose HTML changed. This fan-out is in-process; running
-several processes would put a pub/sub channel (Redis) behind ``publish``.
+After every change to a room, ``LiveRooms.publish`` brings each of the room's tabs up to date:
+
+* each distinct viewer (a seat, or the spectators, in one language) is rendered once per version,
+  and of its regions only those whose inputs changed (``RegionCache``); tabs that were sent the
+  same thing get the same bytes;
+* a tab is sent only the regions whose HTML differs from what it was sent, the game log's new lines,
+  and a version stamp;
+* a tab that opens gets its page's regions; the others only hear of it if the presence of a seat
+  changed (spectators come and go unseen);
+* the work runs in a worker thread, and publishing is ordered per room (a lock), so a tab's record
+  of what it was sent is never overtaken by an older publish;
+* each tab has its own outbox and sender task: a slow reader never holds up the room, and one that
+  falls too far behind is disconnected (its page reconnects and is sent everything afresh).
+
+This fan-out is in-process; running several processes would put a pub/sub channel (Redis) behind
+``publish``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
 
+from app.games.base import visible_events
 from app.rooms import RoomError, RoomService, RoomSnapshot
-from app.web.render import Table, oob_fragments, regions_container, render_regions, version_marker
+from app.web.render import (
+    EVENTS,
+    RegionCache,
+    Table,
+    event_line,
+    events_added,
+    events_region,
+    oob_fragments,
+    regions_container,
+    render_regions,
+    seat_context,
+    version_marker,
+)
 
 log = logging.getLogger(__name__)
+
+OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
+NOTHING_SENT: Mapping[str, str] = MappingProxyType({})  # shared, so fresh tabs share their first message
 
 
 @dataclass(eq=False)
@@ -26,17 +59,43 @@ class Tab:
     seat: int | None
     locale: str
     page_version: int | None = None  # the room version the tab's page was rendered at
-    sent: dict[str, str] = field(default_factory=dict)
+    sent: Mapping[str, str] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
     version: int = -1
+    events_seen: int = 0  # game-log events the tab shows
+    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    closed: bool = False  # its sender has stopped
+    unsent: int = 0  # messages pushed and not yet sent
+
+    def push(self, message: str) -> None:
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.outbox.put_nowait(None)  # too far behind: close; the page reconnects afresh
+            return
+        self.unsent += 1
+        self.outbox.put_nowait(message)
+
+    async def send_pushes(self) -> None:
+        """Send this tab's outbox in order until it closes (run as the tab's own task)."""
+        try:
+            while True:
+                message = await self.outbox.get()
+                if message is None:
+                    with contextlib.suppress(Exception):
+                        await self.socket.close(code=4408)
+                    return
+                await self.socket.send_text(message)
+                self.unsent -= 1
+        except Exception:  # a closed socket: its own handler will leave
+            return
+        finally:
+            self.closed = True
 
 
-def make_table(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) -> Table:
+def make_table(snapshot: RoomSnapshot, seat: int | None, connected: frozenset[int]) -> Table:
     result = snapshot.result
     return Table(
         code=snapshot.code,
         game=snapshot.game,
         status=snapshot.status,
-        version=snapshot.version,
         players=[
             {
                 "seat": s.seat,
@@ -56,9 +115,115 @@ def make_table(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) ->
     )
 
 
-def regions_for(snapshot: RoomSnapshot, seat: int | None, locale: str, connected: set[int]) -> dict[str, str]:
-    table = make_table(snapshot, seat, connected)
-    return render_regions(snapshot.engine, snapshot.state, seat, table, locale)
+class Viewer:
+    """One viewer's page at one version: a seat (or the spectators) in one language."""
+
+    def __init__(
+        self, room: RoomLive, snapshot: RoomSnapshot, seat: int | None, locale: str, connected: frozenset[int]
+    ) -> None:
+        self.room = room
+        self.snapshot = snapshot
+        self.seat = seat
+        self.locale = locale
+        self.table = make_table(snapshot, seat, connected)
+        info = snapshot.seat(seat)
+        context = seat_context(
+            snapshot.engine,
+            snapshot.core,
+            seat,
+            self.table,
+            locale,
+            legal=snapshot.legal(seat),
+            form_version=info.legal_version if info is not None else snapshot.version,
+        )
+        self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache)
+        self._events: str | None = None
+
+    @property
+    def has_log(self) -> bool:
+        return self.snapshot.status != "waiting"
+
+    def lines(self, events: list[dict[str, Any]]) -> list[str]:
+        """The lines of ``events`` this viewer may read, newest first."""
+        visible = visible_events({"events": events}, self.seat)
+        return [
+            event_line(event, self.locale, self.snapshot.game, self.table.name_of)
+            for event in reversed(visible)
+        ]
+
+    def events_html(self) -> str:
+        """The whole game log region (read once per viewer and version)."""
+        if self._events is None:
+            self._events = events_region(self.lines(self.snapshot.events), self.locale)
+        return self._events
+
+    def page_regions(self) -> dict[str, str]:
+        return {**self.regions, EVENTS: self.events_html()} if self.has_log else dict(self.regions)
+
+
+@dataclass(eq=False)
+class RoomLive:
+    """A room's open tabs and what is shared between them."""
+
+    tabs: set[Tab] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    cache: RegionCache = field(default_factory=RegionCache)
+    viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
+    viewers_key: tuple[int, frozenset[int]] | None = None
+
+    def connected(self) -> frozenset[int]:
+        return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
+
+    def viewer(
+        self, snapshot: RoomSnapshot, seat: int | None, locale: str, connected: frozenset[int]
+    ) -> Viewer:
+        """The viewer for this version and presence, made once and shared by its tabs."""
+        key = (snapshot.version, connected)
+        if self.viewers_key != key:
+            self.viewers, self.viewers_key = {}, key
+        viewer = self.viewers.get((seat, locale))
+        if viewer is None or viewer.snapshot is not snapshot:
+            viewer = self.viewers[(seat, locale)] = Viewer(self, snapshot, seat, locale, connected)
+        return viewer
+
+
+def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
+    """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
+    messages: dict[tuple[Any, ...], tuple[str, Mapping[str, str], int]] = {}
+    out = []
+    for tab in tabs:
+        viewer = viewers[tab]
+        version = viewer.snapshot.version
+        key = (id(viewer), id(tab.sent), tab.version, tab.events_seen, tab.page_version == version)
+        if key not in messages:
+            messages[key] = _message_for(tab, viewer)
+        message, sent, events_seen = messages[key]
+        tab.sent, tab.version, tab.events_seen = sent, version, events_seen
+        if message:
+            out.append((tab, message))
+    return out
+
+
+def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, str], int]:
+    snapshot = viewer.snapshot
+    regions = viewer.regions
+    if not tab.sent and tab.page_version == snapshot.version:
+        # The page already shows this version; re-sending it would wipe what the person is typing.
+        message = oob_fragments(regions, ["seats"])  # presence may have changed since
+    elif tab.sent.keys() != regions.keys():
+        message = str(regions_container(viewer.page_regions(), oob=True))
+    else:
+        changed = [region for region, html in regions.items() if tab.sent[region] != html]
+        message = oob_fragments(regions, changed)
+        if viewer.has_log and tab.events_seen != snapshot.events_total:
+            added = snapshot.events_since(tab.events_seen)
+            if added is None:  # fell too far behind for the recent events: the whole log
+                message += oob_fragments({EVENTS: viewer.events_html()})
+            else:
+                message += events_added(viewer.lines(added))
+    if snapshot.version != tab.version:
+        message += version_marker(snapshot.version)  # the table moved on: old errors go
+    return message, regions, snapshot.events_total
 
 
 class LiveRooms:
@@ -66,55 +231,64 @@ class LiveRooms:
         self.service = service
         self.bot_delay = bot_delay
         self.window_delay = window_delay
-        self.tabs: dict[str, set[Tab]] = {}
+        self.rooms: dict[str, RoomLive] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._bot_rerun: set[str] = set()
 
-    def connected(self, code: str) -> set[int]:
-        return {tab.seat for tab in self.tabs.get(code, set()) if tab.seat is not None}
+    def connected(self, code: str) -> frozenset[int]:
+        room = self.rooms.get(code)
+        return room.connected() if room is not None else frozenset()
 
     async def join(self, code: str, tab: Tab) -> None:
-        self.tabs.setdefault(code, set()).add(tab)
-        await self.publish(code)  # the new tab gets everything; others see the new presence
+        """A tab opens: it gets its page; the others hear of it only if a seat came online."""
+        room = self.rooms.setdefault(code, RoomLive())
+        newly_present = tab.seat is not None and tab.seat not in room.connected()
+        room.tabs.add(tab)
+        await self.publish(code, only=None if newly_present else tab)
 
     async def leave(self, code: str, tab: Tab) -> None:
-        tabs = self.tabs.get(code, set())
-        tabs.discard(tab)
-        if not tabs:
-            self.tabs.pop(code, None)
-        await self.publish(code)
+        room = self.rooms.get(code)
+        if room is None:
+            return
+        room.tabs.discard(tab)
+        tab.outbox.put_nowait(None)
+        if not room.tabs:
+            if not room.lock.locked():
+                self.rooms.pop(code, None)
+            return
+        if tab.seat is not None and tab.seat not in room.connected():
+            await self.publish(code)  # that seat went offline
 
-    async def publish(self, code: str) -> None:
-        tabs = list(self.tabs.get(code, ()))
-        if not tabs:
+    async def publish(self, code: str, only: Tab | None = None) -> None:
+        """Bring the room's tabs (or just ``only``) up to the room's current version."""
+        room = self.rooms.get(code)
+        if room is None:
             return
-        try:
-            snapshot = await run_in_threadpool(self.service.load, code)
-        except RoomError:
-            return
-        connected = self.connected(code)
-        for tab in tabs:
-            if snapshot.version < tab.version:
-                continue  # a newer publish already reached this tab
-            regions = regions_for(snapshot, tab.seat, tab.locale, connected)
-            if not tab.sent and tab.page_version == snapshot.version:
-                # The page already shows this version; re-sending it would wipe what the person is typing.
-                message = oob_fragments(regions, ["seats"])  # presence may have changed since
-            elif tab.sent.keys() != regions.keys():
-                message = str(regions_container(regions, oob=True))
-            else:
-                changed = [region for region, html in regions.items() if tab.sent[region] != html]
-                if not changed:
-                    continue
-                message = oob_fragments(regions, changed)
-            if snapshot.version != tab.version:
-                message += version_marker(snapshot.version)  # the table moved on: old errors go
+        async with room.lock:
+            tabs = [only] if only is not None else list(room.tabs)
+            tabs = [tab for tab in tabs if tab in room.tabs]
+            if not tabs:
+                return
             try:
-                await tab.socket.send_text(message)
-            except Exception:  # a closed socket: its own handler will leave
-                continue
-            tab.sent = regions
-            tab.version = snapshot.version
+                snapshot = await run_in_threadpool(self.service.load, code)
+            except RoomError:
+                return
+            connected = room.connected()
+
+            def plan() -> list[tuple[Tab, str]]:
+                viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected) for tab in tabs}
+                return bring_up_to_date(tabs, viewers)
+
+            for tab, message in await run_in_threadpool(plan):
+                tab.push(message)
+        if not room.tabs and self.rooms.get(code) is room:
+            self.rooms.pop(code, None)
+
+    def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
+        """A room page's regions (its tab connects later with the page's version)."""
+        room = self.rooms.get(snapshot.code) or RoomLive()
+        connected = room.connected() | ({seat} - {None})
+        return Viewer(room, snapshot, seat, locale, frozenset(connected)).page_regions()
 
     # ------------------------------------------------------------------ bots
     def kick_bots(self, code: str) -> None:
@@ -151,6 +325,8 @@ class LiveRooms:
         self.kick_bots(code)
 
     async def idle(self) -> None:
-        """Wait until no bot task runs (tests)."""
-        while any(not task.done() for task in self._bot_tasks.values()):
+        """Wait until no bot task runs and every push is sent (tests)."""
+        while any(not task.done() for task in self._bot_tasks.values()) or any(
+            tab.unsent and not tab.closed for room in self.rooms.values() for tab in room.tabs
+        ):
             await asyncio.sleep(0.01)

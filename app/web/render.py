@@ -7,6 +7,7 @@ table is rendered on its own so a push can replace just the regions that changed
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from markupsafe import Markup
+from jinja2.runtime import Context
+from markupsafe import Markup, escape
 
-from app.games.base import Engine, State
+from app.games.base import Engine, State, visible_events
 from app.games.registry import package_of
 from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_message, translations
 
@@ -34,6 +36,7 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.context_class = _Recorded
     env.install_gettext_translations(
         translations(locale, package_of(game_id) if game_id else None), newstyle=True
     )  # type: ignore[attr-defined]
@@ -49,14 +52,13 @@ def _digits(value: Any) -> str:
     return str(value)
 
 
-@dataclass
+@dataclass(eq=True)
 class Table:
     """Everything public about a room that a seat's page shows besides the game view."""
 
     code: str
     game: str
     status: str
-    version: int
     players: list[dict[str, Any]]  # {seat, name, is_bot, connected, is_you, is_host, bot_controlled}
     to_act: list[int]
     result: dict[str, Any] | None
@@ -70,8 +72,11 @@ class Table:
         return f"#{seat + 1}"
 
 
+EVENTS = "events"  # the game log's region: rendered by the platform, pushed a few lines at a time
+
+
 def region_templates(engine: Engine, status: str) -> list[tuple[str, str]]:
-    """(region id, template) pairs of a room page, in page order."""
+    """(region id, template) pairs of a room page, in page order (the game log comes after them)."""
     regions = [("status", "platform/status.html"), ("seats", "platform/seats.html")]
     if status == "waiting":
         regions.append(("lobby", "platform/lobby.html"))
@@ -81,23 +86,46 @@ def region_templates(engine: Engine, status: str) -> list[tuple[str, str]]:
     return regions
 
 
+@dataclass
+class SeatContext:
+    """What one viewer's regions are rendered from, and what each of its names stands for.
+
+    ``tokens`` gives the comparable value behind each function in the context (they only read
+    the players' names), so a region's recorded inputs can be compared with another viewer's.
+    """
+
+    values: dict[str, Any]
+    view: dict[str, Any]
+    tokens: dict[str, Any]
+
+
 def seat_context(
-    engine: Engine, state: State | None, seat: int | None, table: Table, locale: str
-) -> dict[str, Any]:
-    view = engine.view(state, seat) if state is not None else None
-    legal = engine.legal_actions(state, seat) if state is not None and seat is not None else []
+    engine: Engine,
+    core: State | None,
+    seat: int | None,
+    table: Table,
+    locale: str,
+    legal: list[dict[str, Any]] | None = None,
+    form_version: int = 0,
+) -> SeatContext:
+    """One viewer's context. ``core`` is the state without its game log; ``form_version`` is the
+    version the seat's forms name (its legal version: it moves only when its legal actions do)."""
+    view = engine.view(core, seat) if core is not None else {}
+    if legal is None:
+        legal = engine.legal_actions(core, seat) if core is not None and seat is not None else []
     if table.status != "playing":
         legal = []
+    names = tuple(player["name"] for player in table.players)
 
     def t(text: str, params: dict[str, Any] | None = None) -> str:
         return format_message(locale, text, params or {}, table.name_of, package_of(engine.info.id))
 
-    return {
-        "view": view,
+    values = {
+        "view": view if core is not None else None,
         "seat": seat,
         "legal": legal,
         "legal_types": {template["type"] for template in legal},
-        "version": table.version,
+        "version": form_version,
         "players": table.players,
         "table": table,
         "info": engine.info,
@@ -107,17 +135,168 @@ def seat_context(
         "t": t,
         "your_move": seat is not None and seat in table.to_act,
     }
+    return SeatContext(values, view, {"name": names, "names": names, "t": names})
+
+
+# --------------------------------------------------------------------------- rendering once
+READS = "__bourse_reads__"  # the context entry where a render notes the names it looks up
+_ALL_KEYS = object()  # the template walked the whole view
+_MISSING = object()
+
+
+class _Recorded(Context):
+    """A template context that notes every name the template looks up (includes share it)."""
+
+    def resolve_or_missing(self, key: str) -> Any:
+        reads = self.parent.get(READS)
+        if reads is not None:
+            reads.add(("name", key))
+        return super().resolve_or_missing(key)
+
+
+class _RecordedView(dict[str, Any]):
+    """A view that notes which of its keys a template reads."""
+
+    __slots__ = ("_bourse_reads",)
+
+    def __init__(self, data: dict[str, Any], reads: set[tuple[str, Any]]) -> None:
+        super().__init__(data)
+        self._bourse_reads = reads
+
+    def __getitem__(self, key: str) -> Any:
+        self._bourse_reads.add(("view", key))
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._bourse_reads.add(("view", key))
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._bourse_reads.add(("view", key))
+        return super().__contains__(key)
+
+    def _everything(self) -> None:
+        self._bourse_reads.add(("view", _ALL_KEYS))
+
+    def __iter__(self) -> Any:
+        self._everything()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._everything()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._everything()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._everything()
+        return super().values()
+
+    def items(self) -> Any:
+        self._everything()
+        return super().items()
+
+
+def _input(read: tuple[str, Any], context: SeatContext) -> Any:
+    """The value behind one recorded read, for this viewer."""
+    kind, key = read
+    if kind == "view":
+        return context.view if key is _ALL_KEYS else context.view.get(key, _MISSING)
+    if key == "view":
+        return context.values["view"] is None
+    if key in context.tokens:
+        return context.tokens[key]
+    return context.values.get(key, _MISSING)
+
+
+@dataclass
+class _Rendered:
+    reads: tuple[tuple[str, Any], ...]
+    inputs: tuple[Any, ...]
+    html: str
+
+
+class RegionCache:
+    """Renders a room's regions once per distinct input.
+
+    A region's HTML is a pure function of what its template reads: the context names it looks up
+    and the view keys it reads, both noted while it renders. A viewer whose values for those reads
+    equal a cached rendering's gets that rendering without rendering again: a region that did not
+    change is not rendered, and viewers who see the same thing (every spectator, and every seat for
+    public regions) share one rendering. Only a few renderings per region are kept.
+    """
+
+    KEEP = 12
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], list[_Rendered]] = {}
+        self._guard = threading.Lock()
+        self.renders = 0  # for tests and benchmarks
+
+    def region(self, env: Environment, region: str, template: str, context: SeatContext, locale: str) -> str:
+        key = (locale, region)
+        with self._guard:
+            entries = self._entries.setdefault(key, [])
+            for index, entry in enumerate(entries):
+                if all(
+                    _input(read, context) == value
+                    for read, value in zip(entry.reads, entry.inputs, strict=True)
+                ):
+                    if index:
+                        entries.insert(0, entries.pop(index))
+                    return entry.html
+        reads: set[tuple[str, Any]] = set()
+        values = {
+            **context.values,
+            "view": _RecordedView(context.view, reads) if context.values["view"] is not None else None,
+            READS: reads,
+        }
+        html = env.get_template(template).render(values)
+        recorded = tuple(sorted(reads - {("name", READS)}, key=repr))
+        entry = _Rendered(recorded, tuple(_input(read, context) for read in recorded), html)
+        with self._guard:
+            self.renders += 1
+            entries = self._entries.setdefault(key, [])
+            entries.insert(0, entry)
+            del entries[self.KEEP :]
+        return html
 
 
 def render_regions(
-    engine: Engine, state: State | None, seat: int | None, table: Table, locale: str
+    engine: Engine, context: SeatContext, status: str, locale: str, cache: RegionCache | None = None
 ) -> dict[str, str]:
+    """Every region of a viewer's page but the game log, rendered or taken from ``cache``."""
     env = environment(locale, engine.info.id)
-    context = seat_context(engine, state, seat, table, locale)
+    cache = cache or RegionCache()
     return {
-        region: env.get_template(template).render(context)
-        for region, template in region_templates(engine, table.status)
+        region: cache.region(env, region, template, context, locale)
+        for region, template in region_templates(engine, status)
     }
+
+
+# --------------------------------------------------------------------------- the game log
+def event_line(event: dict[str, Any], locale: str, game_id: str, name_of: Callable[[int], str]) -> str:
+    """One game-log line (the same for every viewer allowed to read it)."""
+    text = format_message(locale, event["text"], event["params"], name_of, package_of(game_id))
+    return f"<li>{escape(text)}</li>"
+
+
+def events_region(lines_newest_first: Iterable[str], locale: str) -> str:
+    """The game log's region: its heading and every line it shows, newest first."""
+    heading = escape(translations(locale).gettext("Game log"))
+    return (
+        f'<div class="panel event-log"><h2>{heading}</h2>'
+        f'<ol class="log" id="event-list" reversed>{"".join(lines_newest_first)}</ol></div>'
+    )
+
+
+def events_added(lines_newest_first: list[str]) -> str:
+    """Lines to put on top of the game log a tab already shows."""
+    if not lines_newest_first:
+        return ""
+    return f'<div hx-swap-oob="afterbegin:#event-list">{"".join(lines_newest_first)}</div>'
 
 
 def wrap_region(region: str, html: str, oob: bool) -> Markup:
@@ -157,14 +336,13 @@ def render_seat_html(
     locale: str = "en",
     names: Callable[[int], str] | None = None,
 ) -> str:
-    """All regions of one seat's table page, as the room page renders them (for tests)."""
+    """All regions of one seat's table page, game log included, as the room page renders them (tests)."""
     naming = names or (lambda number: f"Player {number + 1}")
     result = engine.result(state)
     table = Table(
         code="testroom",
         game=engine.info.id,
         status="finished" if result is not None else "playing",
-        version=1,
         players=[
             {
                 "seat": number,
@@ -182,5 +360,12 @@ def render_seat_html(
         next_code=None,
         capacity=state["players"],
     )
-    regions = render_regions(engine, state, seat, table, locale)
+    core = {**state, "events": []}
+    regions = render_regions(
+        engine, seat_context(engine, core, seat, table, locale, form_version=1), table.status, locale
+    )
+    lines = [
+        event_line(event, locale, engine.info.id, table.name_of) for event in visible_events(state, seat)
+    ]
+    regions[EVENTS] = events_region(reversed(lines), locale)
     return "".join(wrap_region(region, html, oob=False) for region, html in regions.items())

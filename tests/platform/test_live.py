@@ -19,7 +19,8 @@ SECRET_BID = 987654321987
 
 
 def drain(socket: WebSocketTestSession) -> str:
-    """Everything pushed to this tab so far (pushes are queued before the HTTP answer returns)."""
+    """Everything pushed to this tab so far (once every tab's outbox has been sent)."""
+    socket.portal.call(socket.app.state.live.idle)  # type: ignore[attr-defined]
     texts = []
     while True:
         try:
