@@ -1,7 +1,21 @@
 """Tulip Bubble (郁金香泡沫, Moaideas 2017): speculate on tulips in 1636 Holland, 3–5 players."""
 
-from app.games.tulip_bubble.rules import TulipBubble
+from __future__ import annotations
 
-ENGINE = TulipBubble()
+from app.games.base import N_, GameInfo, make_engine
+from app.games.tulip_bubble import bot, data, rules, view
 
-__all__ = ["ENGINE"]
+INFO = GameInfo(
+    id=data.GAME_ID,
+    name_en="Tulip Bubble",
+    name_zh_hant="鬱金香泡沫",
+    name_zh_hans="郁金香泡沫",
+    min_players=data.MIN_PLAYERS,
+    max_players=data.MAX_PLAYERS,
+    minutes="50–70",
+    blurb=N_("Holland, 1636: bid for tulips, sell to collectors, and cash out before the bubble bursts."),
+    options=data.OPTIONS,
+    regions=("auction", "hand", "board", "history", "log"),
+)
+
+ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Protocol
+from typing import Any
 
 from app.games import base
 from app.games.base import Action, State
-from app.games.tulip_bubble import prices
+from app.games.tulip_bubble import prices, rules
 from app.games.tulip_bubble.data import (
     BLACK_TULIP_PRICE,
     BURST_SHUFFLED_WITH,
@@ -24,19 +24,15 @@ from app.games.tulip_bubble.data import (
     MARKET_DECK,
     PLUNGE_LEVELS,
     SURGE_LEVELS,
+    colour_of,
+    grade_of,
 )
 
 COLLECTOR_HOPE = 0.5  # a collector order may be taken by someone else before our next turn
 
 
-class _Engine(Protocol):
-    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]: ...
-
-    def apply(self, state: State, seat: int, action: Action) -> State: ...
-
-
-def choose_action(engine: _Engine, state: State, seat: int, rng: random.Random) -> Action:
-    legal = {template["type"]: template for template in engine.legal_actions(state, seat)}
+def bot_action(state: State, seat: int, rng: random.Random) -> Action:
+    legal = {template["type"]: template for template in rules.legal_actions(state, seat)}
     phase = state["phase"]
     if phase == "selling" and "end_turn" in legal:
         return _selling_choice(state, seat, legal)
@@ -49,7 +45,7 @@ def choose_action(engine: _Engine, state: State, seat: int, rng: random.Random) 
     if phase == "payment" and "pay" in legal:
         methods = legal["pay"]["params"]["method"]["options"]
         return {"type": "pay", "method": "cash" if "cash" in methods else "mortgage"}
-    return base.random_bot_action(engine, state, seat, rng)  # type: ignore[arg-type]
+    return base.random_bot_action(rules, state, seat, rng)
 
 
 def survival(state: State) -> float:
@@ -86,11 +82,11 @@ def expected_levels(state: State) -> dict[str, float]:
 def resale_value(state: State, card: str, levels: dict[str, float] | None = None) -> float:
     """Expected price of a card at the next selling phase, counting the burst risk."""
     levels = levels or expected_levels(state)
-    level = levels[prices.colour_of(card)]
+    level = levels[colour_of(card)]
     low, high = int(level), min(int(level) + 1, 7)
     fraction = level - low
-    price = (1 - fraction) * prices.price_at(prices.grade_of(card), low) + fraction * prices.price_at(
-        prices.grade_of(card), high
+    price = (1 - fraction) * prices.price_at(grade_of(card), low) + fraction * prices.price_at(
+        grade_of(card), high
     )
     return price * survival(state)
 
@@ -98,10 +94,10 @@ def resale_value(state: State, card: str, levels: dict[str, float] | None = None
 def _collector_gain(state: State, hand: list[str], card: str) -> float:
     """Bonus hope when ``card`` completes a face-up collector's order that the hand cannot yet fill."""
     gain = 0.0
-    for collector in prices.collector_tops(state):
-        if prices.collector_offers(collector, hand):
+    for collector in rules.collector_tops(state):
+        if rules.collector_offers(collector, hand):
             continue
-        if prices.collector_offers(collector, [*hand, card]):
+        if rules.collector_offers(collector, [*hand, card]):
             bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
             gain = max(gain, bonus * COLLECTOR_HOPE * survival(state))
     return gain
@@ -115,9 +111,9 @@ def _worth_to(state: State, seat: int, card: str) -> int:
 def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
     if "sell_to_collector" in legal:
         best: tuple[int, Action] | None = None
-        for collector in prices.collector_tops(state):
+        for collector in rules.collector_tops(state):
             bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
-            for offer in prices.collector_offers(collector, state["hands"][seat]):
+            for offer in rules.collector_offers(collector, state["hands"][seat]):
                 total = bonus + sum(prices.market_price(state, card) for card in offer)
                 if best is None or total > best[0]:
                     best = (

@@ -1,11 +1,30 @@
-"""Tulip Bubble game data: the price table, the tulip deck, market cards and collectors.
+"""Tulip Bubble game data: the game's id, player counts and options, the price table, the tulip deck
+(and how to read a card id), market cards and collectors.
 
 Numbers come from ``shared/rulings/tulip-bubble.md`` (which settles the Young Lady's bonus at 15).
 """
 
 from __future__ import annotations
 
-from app.games.base import N_
+from app.games.base import N_, GameOption
+
+GAME_ID = "tulip-bubble"
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+
+JOINING_MID_GAME = "joining_mid_game"
+NO_MARGIN_TRADING = "no_margin_trading"
+OPTIONS: tuple[GameOption, ...] = (
+    GameOption(
+        key=JOINING_MID_GAME,
+        label=N_("Joining mid-game"),
+        help=N_("Prices react to the dealt market once before the first round."),
+    ),
+    GameOption(
+        key=NO_MARGIN_TRADING,
+        label=N_("No margin trading"),
+        help=N_("Mortgaged tulips must be redeemed with cash before they can be sold."),
+    ),
+)
 
 COLOURS: tuple[str, ...] = ("red", "white", "yellow")
 COLOUR_NAMES: dict[str, str] = {"red": N_("red"), "white": N_("white"), "yellow": N_("yellow")}
@@ -159,3 +178,20 @@ def all_tulips() -> list[str]:
         for variety, copies in VARIETY_COPIES.items()
         for copy in range(1, copies + 1)
     ]
+
+
+def colour_of(card: str) -> str:
+    return card.split("-")[0]
+
+
+def variety_of(card: str) -> str:
+    return card.split("-")[1]
+
+
+def grade_of(card: str) -> str:
+    return variety_of(card)[0]
+
+
+def label_of(card: str) -> str:
+    """The translatable display name of a card ("Red B1")."""
+    return CARD_LABELS[(colour_of(card), variety_of(card))]

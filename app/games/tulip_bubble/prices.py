@@ -1,41 +1,24 @@
-"""Pure rule helpers of Tulip Bubble: cards, prices, marker movement, supply and demand, collectors.
+"""Tulip Bubble's price track, a concern of its own: what a tulip is worth at its colour's price level,
+how the price markers move (ruling 2) and supply and demand (ruling 3).
 
-They work on the plain state dict; ``engine.py`` strings them together into phases.
+Pure arithmetic over the levels and the rows that never looks at whose turn it is: the flow
+(``rules.py``) moves the markers, the view shows the prices, and the bot replays these moves on a
+copy of the levels to forecast what a tulip will fetch.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations, permutations
-from typing import Any
 
-from app.games.base import State, draw_rng
+from app.games.base import State
 from app.games.tulip_bubble.data import (
-    CARD_LABELS,
-    COLLECTORS,
     COLOURS,
     LEVELS,
     PRICE_TABLE,
     ROWS,
-    TOKENS_PER_PLAYER,
+    colour_of,
+    grade_of,
 )
-
-
-def colour_of(card: str) -> str:
-    return card.split("-")[0]
-
-
-def variety_of(card: str) -> str:
-    return card.split("-")[1]
-
-
-def grade_of(card: str) -> str:
-    return variety_of(card)[0]
-
-
-def label_of(card: str) -> str:
-    """The translatable display name of a card ("Red B1")."""
-    return CARD_LABELS[(colour_of(card), variety_of(card))]
 
 
 def price_at(grade: str, level: int) -> int:
@@ -101,91 +84,3 @@ def supply_and_demand(levels: dict[str, int], counts: dict[str, int]) -> None:
     rising = sorted((c for c in COLOURS if counts[c] == least), key=lambda c: -levels[c])
     for colour in rising:
         move_marker(levels, colour, 1)
-
-
-# --- tulip deck ------------------------------------------------------------------------------
-
-
-def deal(state: State, count: int) -> list[str]:
-    """Take ``count`` cards from the tulip deck, shuffling the discards in when it runs short.
-
-    If deck and discards together hold fewer cards (players hoard the rest), all of them are dealt.
-    """
-    dealt: list[str] = []
-    while len(dealt) < count:
-        if not state["deck"]:
-            if not state["discard"]:
-                break
-            state["deck"] = state["discard"]
-            state["discard"] = []
-            draw_rng(state).shuffle(state["deck"])
-            state["reshuffles"] += 1
-        dealt.append(state["deck"].pop(0))
-    return dealt
-
-
-# --- tokens and mortgages -------------------------------------------------------------------
-
-
-def tokens_placed(state: State, seat: int) -> int:
-    return sum(seats.count(seat) for seats in state["tokens"].values())
-
-
-def tokens_available(state: State, seat: int) -> int:
-    """Purchase tokens in front of a player: not on a bid card, not resting on a mortgage."""
-    return TOKENS_PER_PLAYER - len(state["mortgages"][seat]) - tokens_placed(state, seat)
-
-
-def find_mortgage(state: State, seat: int, card: str) -> dict[str, Any] | None:
-    for mortgage in state["mortgages"][seat]:
-        if mortgage["card"] == card:
-            return mortgage
-    return None
-
-
-def debts(state: State, seat: int) -> int:
-    return sum(mortgage["amount"] for mortgage in state["mortgages"][seat])
-
-
-# --- collectors ------------------------------------------------------------------------------
-
-
-def fulfils(collector: str, cards: list[str]) -> bool:
-    """Whether these cards are exactly one collector's order."""
-    spec = COLLECTORS[collector]
-    slots: tuple[str, ...] = spec["slots"]  # type: ignore[assignment]
-    if len(cards) != len(slots) or len(set(cards)) != len(cards):
-        return False
-    colours = {colour_of(card) for card in cards}
-    if spec["colours"] == "same" and len(colours) != 1:
-        return False
-    if spec["colours"] == "different" and len(colours) != len(cards):
-        return False
-    if "=" in slots:
-        return len({variety_of(card) for card in cards}) == 1
-    return any(
-        all(
-            variety_of(card) == slot or (len(slot) == 1 and grade_of(card) == slot)
-            for card, slot in zip(ordering, slots, strict=True)
-        )
-        for ordering in permutations(cards)
-    )
-
-
-def collector_tops(state: State) -> list[str]:
-    """The face-up collector of each non-empty pile."""
-    return [pile[0] for pile in state["collectors"] if pile]
-
-
-def collector_offers(collector: str, hand: list[str]) -> list[list[str]]:
-    """Distinct ways (up to identical copies) to fulfil a collector's order from a hand."""
-    size = len(COLLECTORS[collector]["slots"])  # type: ignore[arg-type]
-    seen: set[tuple[str, ...]] = set()
-    offers: list[list[str]] = []
-    for combo in combinations(sorted(hand), size):
-        key = tuple(sorted(card.rsplit("-", 1)[0] for card in combo))
-        if key in seen or not fulfils(collector, list(combo)):
-            continue
-        seen.add(key)
-        offers.append(list(combo))
-    return offers

@@ -1,4 +1,5 @@
-"""The Tulip Bubble rules engine: set-up, the four phases of a round and the two endings.
+"""Tulip Bubble's flow of play: set-up, the four phases of a round and the two endings, with the tulip
+deck, purchase tokens, mortgages and collectors' orders they use (prices are in ``prices.py``).
 
 Phases kept in ``state["phase"]``:
     selling   one turn each from the start player (sell, collector, mortgaged sale, redeem, end)
@@ -23,13 +24,12 @@ Choices where the seed and the ruling are silent:
 
 from __future__ import annotations
 
-import random
+from itertools import combinations, permutations
 from typing import Any
 
 from app.games import base
-from app.games.base import N_, Action, GameInfo, GameOption, IllegalAction, Result, State, View
+from app.games.base import N_, Action, IllegalAction, Result, State
 from app.games.tulip_bubble import prices
-from app.games.tulip_bubble.bot import choose_action
 from app.games.tulip_bubble.data import (
     AUCTION_ROWS,
     BLACK_TULIP_PRICE,
@@ -40,10 +40,16 @@ from app.games.tulip_bubble.data import (
     COLOUR_NAMES,
     COLOURS,
     FIRST_TURN_TOKENS,
+    GAME_ID,
+    JOINING_MID_GAME,
     LEVEL_NUMERALS,
     MARKET_CARD_NAMES,
     MARKET_DECK,
     MAX_BID_DIGITS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NO_MARGIN_TRADING,
+    OPTIONS,
     PLUNGE_LEVELS,
     RISE_LEVELS,
     ROWS,
@@ -51,176 +57,144 @@ from app.games.tulip_bubble.data import (
     START_CASH,
     START_LEVELS,
     SURGE_LEVELS,
+    TOKENS_PER_PLAYER,
     all_tulips,
-)
-from app.games.tulip_bubble.view import build_view
-
-GAME_ID = "tulip-bubble"
-JOINING_MID_GAME = "joining_mid_game"
-NO_MARGIN_TRADING = "no_margin_trading"
-
-INFO = GameInfo(
-    id=GAME_ID,
-    name_en="Tulip Bubble",
-    name_zh_hant="鬱金香泡沫",
-    name_zh_hans="郁金香泡沫",
-    min_players=3,
-    max_players=5,
-    minutes="50–70",
-    blurb=N_("Holland, 1636: bid for tulips, sell to collectors, and cash out before the bubble bursts."),
-    options=(
-        GameOption(
-            key=JOINING_MID_GAME,
-            label=N_("Joining mid-game"),
-            help=N_("Prices react to the dealt market once before the first round."),
-        ),
-        GameOption(
-            key=NO_MARGIN_TRADING,
-            label=N_("No margin trading"),
-            help=N_("Mortgaged tulips must be redeemed with cash before they can be sold."),
-        ),
-    ),
-    regions=("auction", "hand", "board", "history", "log"),
+    colour_of,
+    grade_of,
+    label_of,
+    variety_of,
 )
 
+# --- set-up ----------------------------------------------------------------------------------------
 
-class TulipBubble:
-    """``base.Engine`` for Tulip Bubble."""
 
-    info = INFO
+def setup(players: int, options: dict[str, Any], seed: int) -> State:
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise IllegalAction(N_("Tulip Bubble needs 3 to 5 players."))
+    chosen = {option.key: bool(options.get(option.key, option.default)) for option in OPTIONS}
+    state = base.new_state(GAME_ID, players, chosen, seed)
+    rng = base.draw_rng(state)
+    colours = list(COLOURS)
+    rng.shuffle(colours)
+    deck = all_tulips()
+    rng.shuffle(deck)
+    state.update(
+        round=1,
+        phase="bidding",
+        levels={colour: level for colour, level in zip(colours, START_LEVELS, strict=True)},
+        deck=deck,
+        discard=[],
+        reshuffles=0,
+        rows={row: [] for row in ROWS},
+        hands=[[] for _ in range(players)],
+        cash=[START_CASH] * players,
+        mortgages=[[] for _ in range(players)],
+        tokens={},
+        collector_sold=[],
+        start_player=rng.randrange(players),
+        turn=None,
+        placement=None,
+        queue=[],
+        auction=None,
+        payment=None,
+        history=[],
+        end=None,
+    )
+    for row in ROWS:
+        state["rows"][row] = deal(state, players + 2)
+    base.log_event(
+        state,
+        N_("Prices start at red {red}, white {white}, yellow {yellow}."),
+        **_level_params(state["levels"]),
+    )
+    if chosen[JOINING_MID_GAME]:
+        _supply_and_demand(state)
+    _setup_market_deck(state)
+    _flip_market_card(state)
+    _setup_collectors(state)
+    base.log_event(
+        state,
+        N_("Round {round} begins; {seat} is the start player."),
+        round=1,
+        seat=base.seat_ref(state["start_player"]),
+    )
+    state["history"].append({"round": 1, **state["levels"]})
+    _begin_auction_phase(state)
+    return state
 
-    # --- set-up --------------------------------------------------------------------------
 
-    def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
-        if not INFO.min_players <= players <= INFO.max_players:
-            raise IllegalAction(N_("Tulip Bubble needs 3 to 5 players."))
-        chosen = {option.key: bool(options.get(option.key, option.default)) for option in INFO.options}
-        state = base.new_state(GAME_ID, players, chosen, seed)
-        rng = base.draw_rng(state)
-        colours = list(COLOURS)
-        rng.shuffle(colours)
-        deck = all_tulips()
-        rng.shuffle(deck)
-        state.update(
-            round=1,
-            phase="bidding",
-            levels={colour: level for colour, level in zip(colours, START_LEVELS, strict=True)},
-            deck=deck,
-            discard=[],
-            reshuffles=0,
-            rows={row: [] for row in ROWS},
-            hands=[[] for _ in range(players)],
-            cash=[START_CASH] * players,
-            mortgages=[[] for _ in range(players)],
-            tokens={},
-            collector_sold=[],
-            start_player=rng.randrange(players),
-            turn=None,
-            placement=None,
-            queue=[],
-            auction=None,
-            payment=None,
-            history=[],
-            end=None,
-        )
-        for row in ROWS:
-            state["rows"][row] = prices.deal(state, players + 2)
-        base.log_event(
-            state,
-            N_("Prices start at red {red}, white {white}, yellow {yellow}."),
-            **_level_params(state["levels"]),
-        )
-        if chosen[JOINING_MID_GAME]:
-            _supply_and_demand(state)
-        _setup_market_deck(state)
-        _flip_market_card(state)
-        _setup_collectors(state)
-        base.log_event(
-            state,
-            N_("Round {round} begins; {seat} is the start player."),
-            round=1,
-            seat=base.seat_ref(state["start_player"]),
-        )
-        state["history"].append({"round": 1, **state["levels"]})
-        _begin_auction_phase(state)
-        return state
+# --- whose turn, what is legal, apply, the result ------------------------------------------------
 
-    # --- turn model ------------------------------------------------------------------------
 
-    def to_act(self, state: State) -> list[int]:
-        phase = state["phase"]
-        if phase in ("selling", "bidding"):
-            return [state["turn"]]
-        if phase == "auction":
-            return [state["auction"]["turn"]]
-        if phase == "payment":
-            return [state["payment"]["winner"]]
+def to_act(state: State) -> list[int]:
+    phase = state["phase"]
+    if phase in ("selling", "bidding"):
+        return [state["turn"]]
+    if phase == "auction":
+        return [state["auction"]["turn"]]
+    if phase == "payment":
+        return [state["payment"]["winner"]]
+    return []
+
+
+def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
+    if state["finished"] or not isinstance(seat, int) or not 0 <= seat < state["players"]:
         return []
-
-    def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
-        if state["finished"] or not isinstance(seat, int) or not 0 <= seat < state["players"]:
-            return []
-        legal: list[dict[str, Any]] = []
-        in_turn = seat in self.to_act(state)
-        phase = state["phase"]
-        if in_turn and phase == "selling":
-            legal += _selling_templates(state, seat)
-        redeemable = [m["card"] for m in state["mortgages"][seat] if m["amount"] <= state["cash"][seat]]
-        if redeemable:
-            legal.append(_template("redeem", N_("Redeem a mortgage"), card=_choice(redeemable)))
-        if in_turn and phase == "selling":
-            legal.append(_template("end_turn", N_("End your selling turn")))
-        elif in_turn and phase == "bidding":
-            cards = _placeable_cards(state, seat)
-            if cards and prices.tokens_available(state, seat) > 0:
-                legal.append(_template("place", N_("Place a purchase token"), card=_choice(cards)))
-            legal.append(_template("end_turn", N_("Place no more tokens")))
-        elif in_turn and phase == "auction":
-            legal.append(
-                _template(
-                    "raise",
-                    N_("Raise"),
-                    amount={"kind": "int", "min": _minimum_bid(state), "max": 10**MAX_BID_DIGITS - 1},
-                )
+    legal: list[dict[str, Any]] = []
+    in_turn = seat in to_act(state)
+    phase = state["phase"]
+    if in_turn and phase == "selling":
+        legal += _selling_templates(state, seat)
+    redeemable = [m["card"] for m in state["mortgages"][seat] if m["amount"] <= state["cash"][seat]]
+    if redeemable:
+        legal.append(_template("redeem", N_("Redeem a mortgage"), card=_choice(redeemable)))
+    if in_turn and phase == "selling":
+        legal.append(_template("end_turn", N_("End your selling turn")))
+    elif in_turn and phase == "bidding":
+        cards = _placeable_cards(state, seat)
+        if cards and tokens_available(state, seat) > 0:
+            legal.append(_template("place", N_("Place a purchase token"), card=_choice(cards)))
+        legal.append(_template("end_turn", N_("Place no more tokens")))
+    elif in_turn and phase == "auction":
+        legal.append(
+            _template(
+                "raise",
+                N_("Raise"),
+                amount={"kind": "int", "min": _minimum_bid(state), "max": 10**MAX_BID_DIGITS - 1},
             )
-            legal.append(_template("drop", N_("Drop out")))
-        elif in_turn and phase == "payment":
-            methods = ["mortgage"]
-            if state["cash"][seat] >= state["payment"]["price"]:
-                methods.insert(0, "cash")
-            legal.append(_template("pay", N_("Pay"), method=_choice(methods)))
-        return legal
+        )
+        legal.append(_template("drop", N_("Drop out")))
+    elif in_turn and phase == "payment":
+        methods = ["mortgage"]
+        if state["cash"][seat] >= state["payment"]["price"]:
+            methods.insert(0, "cash")
+        legal.append(_template("pay", N_("Pay"), method=_choice(methods)))
+    return legal
 
-    def apply(self, state: State, seat: int, action: Action) -> State:
-        if state["finished"]:
-            raise IllegalAction(N_("The game is over."))
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["players"]:
-            raise IllegalAction(N_("You are not seated in this game."))
-        if not isinstance(action, dict):
-            raise IllegalAction(N_("That is not an action."))
-        kind = action.get("type")
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            raise IllegalAction(N_("Unknown action."))
-        if kind != "redeem" and seat not in self.to_act(state):
-            raise IllegalAction(N_("It is not your turn."))
-        new = _copy_state(state)
-        handler(new, seat, action)
-        return new
 
-    # --- views and results -------------------------------------------------------------------
+def apply(state: State, seat: int, action: Action) -> State:
+    if state["finished"]:
+        raise IllegalAction(N_("The game is over."))
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["players"]:
+        raise IllegalAction(N_("You are not seated in this game."))
+    if not isinstance(action, dict):
+        raise IllegalAction(N_("That is not an action."))
+    kind = action.get("type")
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise IllegalAction(N_("Unknown action."))
+    if kind != "redeem" and seat not in to_act(state):
+        raise IllegalAction(N_("It is not your turn."))
+    new = _copy_state(state)
+    handler(new, seat, action)
+    return new
 
-    def view(self, state: State, seat: int | None) -> View:
-        return build_view(state, seat, self.to_act(state))
 
-    def result(self, state: State) -> Result | None:
-        end = state.get("end")
-        if not state["finished"] or end is None:
-            return None
-        return Result(winners=list(end["winners"]), scores=list(end["assets"]))
-
-    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action:
-        return choose_action(self, state, seat, rng)
+def result(state: State) -> Result | None:
+    end = state.get("end")
+    if not state["finished"] or end is None:
+        return None
+    return Result(winners=list(end["winners"]), scores=list(end["assets"]))
 
 
 def _copy_state(state: State) -> State:
@@ -252,8 +226,8 @@ def _selling_templates(state: State, seat: int) -> list[dict[str, Any]]:
     if hand:
         legal.append(_template("sell", N_("Sell to the market"), card=_choice(sorted(hand))))
     if seat not in state["collector_sold"]:
-        for collector in prices.collector_tops(state):
-            offers = prices.collector_offers(collector, hand)
+        for collector in collector_tops(state):
+            offers = collector_offers(collector, hand)
             if offers:
                 legal.append(
                     _template(
@@ -396,7 +370,7 @@ def _flip_market_card(state: State) -> bool:
 
 def _deal(state: State, count: int) -> list[str]:
     reshuffles = state["reshuffles"]
-    cards = prices.deal(state, count)
+    cards = deal(state, count)
     if state["reshuffles"] != reshuffles:
         base.log_event(state, N_("The tulip deck ran out: the discards were shuffled into a new deck."))
     return cards
@@ -461,7 +435,7 @@ def _placement_possible(state: State, seat: int) -> bool:
     """
     if not _placeable_cards(state, seat):
         return False
-    return prices.tokens_available(state, seat) > 0 or bool(state["mortgages"][seat])
+    return tokens_available(state, seat) > 0 or bool(state["mortgages"][seat])
 
 
 def _settle_placement_turn(state: State) -> None:
@@ -502,7 +476,7 @@ def _resolve_next(state: State) -> None:
             state,
             N_("{seat} is the only bidder for {card} and buys it at the market price of {amount}."),
             seat=base.seat_ref(bidders[0]),
-            card=prices.label_of(card),
+            card=label_of(card),
             amount=market,
         )
         _await_payment(state, card, bidders[0], market, bidders)
@@ -520,7 +494,7 @@ def _resolve_next(state: State) -> None:
     base.log_event(
         state,
         N_("Auction for {card} (market price {amount}) among {bidders}."),
-        card=prices.label_of(card),
+        card=label_of(card),
         amount=market,
         bidders=[base.seat_ref(s) for s in bidders],
     )
@@ -564,13 +538,13 @@ def _supply_and_demand(state: State) -> None:
 
 
 def _finish(state: State, reason: str, winners: list[int]) -> None:
-    debts = [prices.debts(state, seat) for seat in range(state["players"])]
+    owed = [debts(state, seat) for seat in range(state["players"])]
     state["end"] = {
         "reason": reason,
         "winners": winners,
         "cash": list(state["cash"]),
-        "debts": debts,
-        "assets": [cash - debt for cash, debt in zip(state["cash"], debts, strict=True)],
+        "debts": owed,
+        "assets": [cash - debt for cash, debt in zip(state["cash"], owed, strict=True)],
     }
     for seat in range(state["players"]):
         base.log_event(
@@ -578,7 +552,7 @@ def _finish(state: State, reason: str, winners: list[int]) -> None:
             N_("{seat}: cash {cash} − debts {debts} = assets {assets}."),
             seat=base.seat_ref(seat),
             cash=state["cash"][seat],
-            debts=debts[seat],
+            debts=owed[seat],
             assets=state["end"]["assets"][seat],
         )
     state["phase"] = "finished"
@@ -605,9 +579,97 @@ def _black_tulip(state: State, declarers: list[int]) -> None:
 def _bubble_burst(state: State) -> None:
     """Ruling 11: hand tulips are worth nothing; assets are cash minus the mortgages' amounts."""
     base.log_event(state, N_("The bubble bursts! Tulips in hand are worthless; mortgages are debts."))
-    assets = [state["cash"][seat] - prices.debts(state, seat) for seat in range(state["players"])]
+    assets = [state["cash"][seat] - debts(state, seat) for seat in range(state["players"])]
     best = max(assets)
     _finish(state, "burst", [seat for seat, value in enumerate(assets) if value == best])
+
+
+# --- tulip deck ------------------------------------------------------------------------------------
+
+
+def deal(state: State, count: int) -> list[str]:
+    """Take ``count`` cards from the tulip deck, shuffling the discards in when it runs short.
+
+    If deck and discards together hold fewer cards (players hoard the rest), all of them are dealt.
+    """
+    dealt: list[str] = []
+    while len(dealt) < count:
+        if not state["deck"]:
+            if not state["discard"]:
+                break
+            state["deck"] = state["discard"]
+            state["discard"] = []
+            base.draw_rng(state).shuffle(state["deck"])
+            state["reshuffles"] += 1
+        dealt.append(state["deck"].pop(0))
+    return dealt
+
+
+# --- tokens and mortgages ---------------------------------------------------------------------------
+
+
+def tokens_placed(state: State, seat: int) -> int:
+    return sum(seats.count(seat) for seats in state["tokens"].values())
+
+
+def tokens_available(state: State, seat: int) -> int:
+    """Purchase tokens in front of a player: not on a bid card, not resting on a mortgage."""
+    return TOKENS_PER_PLAYER - len(state["mortgages"][seat]) - tokens_placed(state, seat)
+
+
+def find_mortgage(state: State, seat: int, card: str) -> dict[str, Any] | None:
+    for mortgage in state["mortgages"][seat]:
+        if mortgage["card"] == card:
+            return mortgage
+    return None
+
+
+def debts(state: State, seat: int) -> int:
+    return sum(mortgage["amount"] for mortgage in state["mortgages"][seat])
+
+
+# --- collectors' orders ----------------------------------------------------------------------------
+
+
+def fulfils(collector: str, cards: list[str]) -> bool:
+    """Whether these cards are exactly one collector's order."""
+    spec = COLLECTORS[collector]
+    slots: tuple[str, ...] = spec["slots"]  # type: ignore[assignment]
+    if len(cards) != len(slots) or len(set(cards)) != len(cards):
+        return False
+    colours = {colour_of(card) for card in cards}
+    if spec["colours"] == "same" and len(colours) != 1:
+        return False
+    if spec["colours"] == "different" and len(colours) != len(cards):
+        return False
+    if "=" in slots:
+        return len({variety_of(card) for card in cards}) == 1
+    return any(
+        all(
+            variety_of(card) == slot or (len(slot) == 1 and grade_of(card) == slot)
+            for card, slot in zip(ordering, slots, strict=True)
+        )
+        for ordering in permutations(cards)
+    )
+
+
+def collector_tops(state: State) -> list[str]:
+    """The face-up collector of each non-empty pile."""
+    return [pile[0] for pile in state["collectors"] if pile]
+
+
+def collector_offers(collector: str, hand: list[str]) -> list[list[str]]:
+    """Distinct ways (up to identical copies) to fulfil a collector's order from a hand."""
+    size = len(COLLECTORS[collector]["slots"])  # type: ignore[arg-type]
+    seen: set[tuple[str, ...]] = set()
+    offers: list[list[str]] = []
+    for combo in combinations(sorted(hand), size):
+        key = tuple(sorted(card.rsplit("-", 1)[0] for card in combo))
+        if key in seen or not fulfils(collector, list(combo)):
+            continue
+        seen.add(key)
+        offers.append(list(combo))
+    return offers
 
 
 # --- action handlers -------------------------------------------------------------------------------
@@ -631,7 +693,7 @@ def _sell(state: State, seat: int, action: Action) -> None:
         state,
         N_("{seat} sold {card} to the market for {amount}."),
         seat=base.seat_ref(seat),
-        card=prices.label_of(card),
+        card=label_of(card),
         amount=price,
     )
     _after_selling_action(state, seat)
@@ -642,16 +704,16 @@ def _sell_to_collector(state: State, seat: int, action: Action) -> None:
     collector = action.get("collector")
     if seat in state["collector_sold"]:
         raise IllegalAction(N_("You may sell to only one collector a round."))
-    if not isinstance(collector, str) or collector not in prices.collector_tops(state):
+    if not isinstance(collector, str) or collector not in collector_tops(state):
         raise IllegalAction(N_("That collector is not face up."))
     cards = _cards_param(action)
     hand = state["hands"][seat]
     if len(set(cards)) != len(cards) or any(card not in hand for card in cards):
-        if any(prices.find_mortgage(state, seat, card) for card in cards):
+        if any(find_mortgage(state, seat, card) for card in cards):
             raise IllegalAction(N_("Redeem a mortgaged tulip before selling it to a collector."))
         raise IllegalAction(N_("Those tulips are not all in your hand."))
     spec = COLLECTORS[collector]
-    if not prices.fulfils(collector, cards):
+    if not fulfils(collector, cards):
         raise IllegalAction(
             N_("Those tulips do not fill the {collector}'s order: {order}."),
             collector=spec["name"],
@@ -671,7 +733,7 @@ def _sell_to_collector(state: State, seat: int, action: Action) -> None:
         state,
         N_("{seat} sold {cards} to the {collector} for {amount} ({value} + bonus {bonus})."),
         seat=base.seat_ref(seat),
-        cards=[prices.label_of(card) for card in cards],
+        cards=[label_of(card) for card in cards],
         collector=spec["name"],
         amount=amount,
         value=value,
@@ -685,7 +747,7 @@ def _sell_mortgage(state: State, seat: int, action: Action) -> None:
     if state["options"][NO_MARGIN_TRADING]:
         raise IllegalAction(N_("No margin trading: redeem the mortgage with cash before selling the tulip."))
     card = _card_param(action)
-    mortgage = prices.find_mortgage(state, seat, card)
+    mortgage = find_mortgage(state, seat, card)
     if mortgage is None:
         raise IllegalAction(N_("You have no mortgage on that tulip."))
     price = prices.market_price(state, card)
@@ -712,7 +774,7 @@ def _sell_mortgage(state: State, seat: int, action: Action) -> None:
         state,
         text,
         seat=base.seat_ref(seat),
-        card=prices.label_of(card),
+        card=label_of(card),
         price=price,
         amount=abs(difference),
         recorded=mortgage["amount"],
@@ -733,7 +795,7 @@ def _end_selling_turn(state: State, seat: int) -> None:
 
 def _redeem(state: State, seat: int, action: Action) -> None:
     card = _card_param(action)
-    mortgage = prices.find_mortgage(state, seat, card)
+    mortgage = find_mortgage(state, seat, card)
     if mortgage is None:
         raise IllegalAction(N_("You have no mortgage on that tulip."))
     if state["cash"][seat] < mortgage["amount"]:
@@ -749,7 +811,7 @@ def _redeem(state: State, seat: int, action: Action) -> None:
         state,
         N_("{seat} redeemed {card} for {amount}."),
         seat=base.seat_ref(seat),
-        card=prices.label_of(card),
+        card=label_of(card),
         amount=mortgage["amount"],
     )
 
@@ -772,7 +834,7 @@ def _place(state: State, seat: int, action: Action) -> None:
         raise IllegalAction(N_("Tokens go on tulips in New Arrivals or Just Sold."))
     if seat in state["tokens"].get(card, []):
         raise IllegalAction(N_("You already have a token on that tulip."))
-    if prices.tokens_available(state, seat) <= 0:
+    if tokens_available(state, seat) <= 0:
         raise IllegalAction(N_("You have no purchase token left; redeem a mortgage to free one."))
     placement = state["placement"]
     if placement["placed"] >= placement["quota"]:
@@ -780,7 +842,7 @@ def _place(state: State, seat: int, action: Action) -> None:
     state["tokens"].setdefault(card, []).append(seat)
     placement["placed"] += 1
     base.log_event(
-        state, N_("{seat} placed a token on {card}."), seat=base.seat_ref(seat), card=prices.label_of(card)
+        state, N_("{seat} placed a token on {card}."), seat=base.seat_ref(seat), card=label_of(card)
     )
     if not _placement_possible(state, seat):
         _next_placement_turn(state)
@@ -815,7 +877,7 @@ def _drop(state: State, seat: int, action: Action) -> None:
             state,
             N_("Nobody bid: {seat}, last in order, buys {card} at the market price of {amount}."),
             seat=base.seat_ref(winner),
-            card=prices.label_of(card),
+            card=label_of(card),
             amount=price,
         )
     else:
@@ -824,7 +886,7 @@ def _drop(state: State, seat: int, action: Action) -> None:
             state,
             N_("{seat} won {card} for {amount}."),
             seat=base.seat_ref(winner),
-            card=prices.label_of(card),
+            card=label_of(card),
             amount=price,
         )
     _await_payment(state, card, winner, price, auction["bidders"])
@@ -840,7 +902,7 @@ def _pay(state: State, seat: int, action: Action) -> None:
     payment = state["payment"]
     method = action.get("method")
     card, price = payment["card"], payment["price"]
-    label = prices.label_of(card)
+    label = label_of(card)
     if method == "cash":
         if state["cash"][seat] < price:
             raise IllegalAction(

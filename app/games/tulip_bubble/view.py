@@ -10,7 +10,7 @@ from typing import Any
 
 from app.games import base
 from app.games.base import State, View
-from app.games.tulip_bubble import prices
+from app.games.tulip_bubble import prices, rules
 from app.games.tulip_bubble.data import (
     AUCTION_ROWS,
     COLLECTORS,
@@ -24,26 +24,31 @@ from app.games.tulip_bubble.data import (
     ROW_NAMES,
     ROWS,
     TOKENS_PER_PLAYER,
+    colour_of,
+    grade_of,
+    label_of,
+    variety_of,
 )
 
 
 def card_view(state: State, card: str) -> dict[str, Any]:
     return {
         "id": card,
-        "colour": prices.colour_of(card),
-        "letter": COLOUR_LETTERS[prices.colour_of(card)],
-        "variety": prices.variety_of(card),
-        "grade": prices.grade_of(card),
-        "label": prices.label_of(card),
+        "colour": colour_of(card),
+        "letter": COLOUR_LETTERS[colour_of(card)],
+        "variety": variety_of(card),
+        "grade": grade_of(card),
+        "label": label_of(card),
         "value": prices.market_price(state, card),
     }
 
 
-def build_view(state: State, seat: int | None, to_act: list[int]) -> View:
+def view(state: State, seat: int | None) -> View:
+    to_act = rules.to_act(state)
     players = state["players"]
     mine = seat if isinstance(seat, int) and 0 <= seat < players else None
     finished = state["finished"]
-    view: View = {
+    return {
         "game": state["game"],
         "options": dict(state["options"]),
         "phase": state["phase"],
@@ -100,7 +105,6 @@ def build_view(state: State, seat: int | None, to_act: list[int]) -> View:
         "end": dict(state["end"]) if finished and state["end"] else None,
         "events": base.visible_events(state, seat),
     }
-    return view
 
 
 def _collector_view(collector: str) -> dict[str, Any]:
@@ -115,9 +119,9 @@ def _player_view(state: State, seat: int, mine: int | None, finished: bool) -> d
         "mortgages": [
             {**card_view(state, m["card"]), "amount": m["amount"]} for m in state["mortgages"][seat]
         ],
-        "debts": prices.debts(state, seat),
-        "tokens_free": prices.tokens_available(state, seat),
-        "tokens_placed": prices.tokens_placed(state, seat),
+        "debts": rules.debts(state, seat),
+        "tokens_free": rules.tokens_available(state, seat),
+        "tokens_placed": rules.tokens_placed(state, seat),
         "tokens_total": TOKENS_PER_PLAYER,
         "sold_to_collector": seat in state["collector_sold"],
         "is_start": seat == state["start_player"],
@@ -185,7 +189,7 @@ def _payment_view(state: State, mine: int | None) -> dict[str, Any] | None:
 
 
 def _own_view(state: State, seat: int) -> dict[str, Any]:
-    hand = sorted(state["hands"][seat], key=lambda card: (COLOURS.index(prices.colour_of(card)), card))
+    hand = sorted(state["hands"][seat], key=lambda card: (COLOURS.index(colour_of(card)), card))
     cards = [card_view(state, card) for card in hand]
     by_colour = [
         {
@@ -197,8 +201,8 @@ def _own_view(state: State, seat: int) -> dict[str, Any]:
         for colour in COLOURS
     ]
     satisfiable = []
-    for collector in prices.collector_tops(state):
-        offers = prices.collector_offers(collector, state["hands"][seat])
+    for collector in rules.collector_tops(state):
+        offers = rules.collector_offers(collector, state["hands"][seat])
         if offers:
             best = max(offers, key=lambda offer: sum(prices.market_price(state, card) for card in offer))
             value = sum(prices.market_price(state, card) for card in best)

@@ -13,7 +13,7 @@ from tulip_bubble_helpers import where_is_every_tulip
 
 from app.games import base
 from app.games.base import Action, State
-from app.games.tulip_bubble import ENGINE, prices
+from app.games.tulip_bubble import ENGINE, prices, rules
 from app.games.tulip_bubble.data import COLLECTORS, START_CASH, all_tulips
 
 SEEDS = range(12)
@@ -31,7 +31,7 @@ def expected_cash_flows(before: State, seat: int, action: Action) -> list[int]:
             sum(prices.market_price(before, c) for c in cards) + COLLECTORS[action["collector"]]["bonus"]
         )
     elif kind in ("sell_mortgage", "redeem"):
-        amount = prices.find_mortgage(before, seat, action["card"])["amount"]
+        amount = rules.find_mortgage(before, seat, action["card"])["amount"]
         flows[seat] += (
             prices.market_price(before, action["card"]) - amount if kind == "sell_mortgage" else -amount
         )
@@ -75,7 +75,7 @@ def play_out(players: int, seed: int, options: dict[str, bool] | None = None) ->
         bank_paid_out += sum(flows)
         assert sorted(where_is_every_tulip(after)) == sorted(all_tulips())
         assert all(len(ms) <= 3 for ms in after["mortgages"])
-        assert all(prices.tokens_available(after, s) >= 0 for s in range(players))
+        assert all(rules.tokens_available(after, s) >= 0 for s in range(players))
         log.append((seat, action))
         state = after
     assert sum(state["cash"]) == players * START_CASH + bank_paid_out

@@ -23,8 +23,8 @@ from tulip_bubble_helpers import (
 )
 
 from app.games.base import IllegalAction
-from app.games.tulip_bubble import ENGINE, prices
-from app.games.tulip_bubble.data import COLLECTORS, PRICE_TABLE, all_tulips
+from app.games.tulip_bubble import ENGINE, prices, rules
+from app.games.tulip_bubble.data import COLLECTORS, PRICE_TABLE, all_tulips, colour_of
 
 EXAMPLE_LEVELS = {"red": 2, "white": 3, "yellow": 4}  # the selling and supply-and-demand examples
 BALANCED_SHIPMENT = ["red-C1-1", "white-C1-1", "yellow-C1-1"]
@@ -48,7 +48,7 @@ def test_deck_holds_17_tulips_per_colour_and_collectors_carry_their_bonus_in_dat
     cards = all_tulips()
     assert len(cards) == len(set(cards)) == 51
     for colour in ("red", "white", "yellow"):
-        assert sum(prices.colour_of(card) == colour for card in cards) == 17
+        assert sum(colour_of(card) == colour for card in cards) == 17
     assert {name: spec["bonus"] for name, spec in COLLECTORS.items()} == {
         "nobleman": 20, "crusader": 15, "madame": 15, "young_lady": 15,
         "servant": 10, "scholar": 10, "young_man": 10, "tavern_keeper": 10,
@@ -190,7 +190,7 @@ def test_selling_example_bob_sells_a_mortgaged_yellow_a_and_receives_the_differe
     state = play(state, (BOB, {"type": "sell_mortgage", "card": "yellow-A-1"}))
     assert state["cash"][BOB] == 22
     assert state["mortgages"][BOB] == []
-    assert prices.tokens_available(state, BOB) == 3
+    assert rules.tokens_available(state, BOB) == 3
     assert state["rows"]["just_sold"] == ["yellow-A-1"]
 
 
@@ -427,7 +427,7 @@ def test_overflow_example_paid_in_cash() -> None:
     assert state["cash"] == [22, 22, 8, 20]
     assert "yellow-B1-1" in state["hands"][CHARLES]
     assert "yellow-B1-1" not in state["tokens"]
-    assert all(prices.tokens_available(state, seat) == 3 for seat in range(4))
+    assert all(rules.tokens_available(state, seat) == 3 for seat in range(4))
 
 
 def test_overflow_example_with_a_mortgage() -> None:
@@ -435,8 +435,8 @@ def test_overflow_example_with_a_mortgage() -> None:
     state = play(overflow_example(), (CHARLES, {"type": "pay", "method": "mortgage"}))
     assert state["cash"] == [22, 22, 20, 20]
     assert state["mortgages"][CHARLES] == [{"card": "yellow-B1-1", "amount": 12}]
-    assert prices.tokens_available(state, CHARLES) == 2
-    assert prices.tokens_available(state, ANDY) == 3
+    assert rules.tokens_available(state, CHARLES) == 2
+    assert rules.tokens_available(state, ANDY) == 3
 
 
 def test_short_cash_forces_a_mortgage() -> None:
@@ -509,7 +509,7 @@ def test_a_collector_pile_running_out_does_not_stop_the_game() -> None:
                                 "cards": "red-A-1,red-B1-1,red-B2-1"}))  # fmt: skip
     assert state["cash"][ANDY] == 20 + 15 + 5 + 5 + 20
     assert state["collectors"][0] == []
-    assert prices.collector_tops(state) == ["crusader", "servant"]
+    assert rules.collector_tops(state) == ["crusader", "servant"]
     assert ENGINE.view(state, BOB)["collectors"][0] == {"size": 0, "top": None}
     state["collector_sold"] = []
     with pytest.raises(IllegalAction, match="not face up"):
@@ -538,7 +538,7 @@ def test_a_collector_pile_running_out_does_not_stop_the_game() -> None:
 )
 def test_collector_orders_from_the_quick_reference(collector: str, cards: list[str], ok: bool) -> None:
     """八、速查表: each collector's order."""
-    assert prices.fulfils(collector, cards) is ok
+    assert rules.fulfils(collector, cards) is ok
 
 
 # --- game end (5) -------------------------------------------------------------------------------------
