@@ -1,0 +1,266 @@
+"""A tab that applies every push it gets shows exactly the page a fresh load would, whatever races.
+
+``TabPage`` applies pushes the way htmx's WebSocket extension does (out-of-band swaps by id; the
+game log's new lines go on top of its list), so these tests check what a browser ends up showing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from html.parser import HTMLParser
+from typing import Any
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from app.config import Settings
+from app.games.base import random_bot_action
+from app.games.registry import ENGINES
+from app.web.app import create_app
+from app.web.live import LiveRooms, RoomLive, Viewer
+from app.web.render import RegionCache, Table, render_regions, seat_context
+from tests.platform.test_api import auth
+
+
+class _TopLevel(HTMLParser):
+    """Splits a message into its top-level elements: (attributes, inner HTML)."""
+
+    VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"}
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.text = text
+        self.depth = 0
+        self.elements: list[tuple[dict[str, str | None], str]] = []
+        self._start = 0
+        self._attrs: dict[str, str | None] = {}
+        self._lines = [0]
+        for line in text.splitlines(keepends=True):
+            self._lines.append(self._lines[-1] + len(line))
+        self.feed(text)
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._lines[line - 1] + column
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.VOID:
+            return
+        if self.depth == 0:
+            self._attrs = dict(attrs)
+            self._start = self._offset() + len(self.get_starttag_text() or "")
+        self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID:
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self.elements.append((self._attrs, self.text[self._start : self._offset()]))
+
+
+class TabPage:
+    """The regions a browser tab shows, kept up to date by applying pushes."""
+
+    def __init__(self) -> None:
+        self.regions: dict[str, str] = {}
+        self.version = -1
+
+    def apply(self, message: str) -> None:
+        for attrs, inner in _TopLevel(message).elements:
+            swap = attrs.get("hx-swap-oob") or "true"
+            if attrs.get("id") == "regions":
+                self.regions = {a["id"][2:]: html for a, html in _TopLevel(inner).elements}  # type: ignore[index]
+            elif swap == "afterbegin:#event-list":
+                self.regions["events"] = self.regions["events"].replace(
+                    '<ol class="log" id="event-list" reversed>',
+                    f'<ol class="log" id="event-list" reversed>{inner}',
+                    1,
+                )
+            elif attrs.get("id") == "r-flash":
+                self.version = int(attrs.get("data-room-version") or self.version)
+            else:
+                assert swap == "true", swap
+                self.regions[str(attrs["id"])[2:]] = inner
+
+
+def received(socket: WebSocketTestSession) -> list[str]:
+    socket.portal.call(socket.app.state.live.idle)  # type: ignore[attr-defined]
+    texts = []
+    while True:
+        try:
+            message: dict[str, Any] = socket.portal.call(socket._send_rx.receive_nowait)  # noqa: SLF001
+        except anyio.WouldBlock:
+            return texts
+        texts.append(message.get("text", ""))
+
+
+def fresh_page(live: LiveRooms, code: str, seat: int | None, connected: frozenset[int]) -> dict[str, str]:
+    """The page a new visitor would get, rendered with nothing cached."""
+    snapshot = live.service.load(code)
+    return Viewer(RoomLive(), snapshot, seat, "en", connected).page_regions()
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_tabs_that_follow_every_push_show_the_fresh_page(settings: Settings, game: str) -> None:
+    """Bots play a whole game; a seat's tab and a spectator's apply every push they get."""
+    info = ENGINES[game].info
+    with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
+        live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        created = client.post(
+            "/api/rooms", json={"game": game, "players": info.max_players, "name": "Ann"}
+        ).json()
+        code, token = created["code"], created["token"]
+        client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
+        tabs = {
+            0: stack.enter_context(
+                client.websocket_connect(
+                    f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={token}"}
+                )
+            ),
+            None: stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}")),
+        }
+        pages = {seat: TabPage() for seat in tabs}
+        client.post(f"/api/rooms/{code}/start", headers=auth(token))
+        client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token))  # Ann's seat too
+        for _ in range(400):
+            for seat, tab in tabs.items():
+                for message in received(tab):
+                    pages[seat].apply(message)
+            if live.service.load(code).status == "finished":
+                break
+            client.portal.call(live.idle)
+        snapshot = live.service.load(code)
+        assert snapshot.status == "finished"
+        for seat, page in pages.items():
+            assert page.version == snapshot.version
+            assert page.regions == fresh_page(live, code, seat, frozenset({0})), seat
+
+
+def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings) -> None:
+    """Publishes of one room started at once (bots moving, people acting, tabs opening) are ordered."""
+    with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
+        live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        created = client.post("/api/rooms", json={"game": "qe", "players": 5, "name": "Ann"}).json()
+        code, token = created["code"], created["token"]
+        client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
+        client.post(f"/api/rooms/{code}/start", headers=auth(token))
+        tab = stack.enter_context(
+            client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={token}"})
+        )
+        page = TabPage()
+
+        async def race() -> None:
+            async def step() -> None:
+                await asyncio.to_thread(live.service.bot_step, code)
+
+            for _ in range(6):
+                await asyncio.gather(
+                    *(live.publish(code) for _ in range(5)), step(), *(live.publish(code) for _ in range(5))
+                )
+
+        client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token))
+        for _ in range(5):
+            client.portal.call(race)
+            for message in received(tab):
+                page.apply(message)
+        client.portal.call(live.publish, code)
+        for message in received(tab):
+            page.apply(message)
+        assert page.version == live.service.load(code).version
+        assert page.regions == fresh_page(live, code, 0, frozenset({0}))
+
+
+def test_spectators_come_and_go_without_pushes_to_anyone_else(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
+        created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+        code, token = created["code"], created["token"]
+        seat_tab = stack.enter_context(
+            client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={token}"})
+        )
+        assert 'id="regions"' in seat_tab.receive_text()  # its own page
+        spectators = [stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}")) for _ in range(5)]
+        firsts = [spectator.receive_text() for spectator in spectators]  # once every spectator is in ...
+        assert len(set(firsts)) == 1  # (the same bytes)
+        assert received(seat_tab) == [] and not any(
+            received(spectator) for spectator in spectators
+        )  # ... no one heard
+        second_tab = stack.enter_context(
+            client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={token}"})
+        )
+        assert second_tab.receive_text() and received(seat_tab) == []  # Ann was already online
+        client.post(f"/api/rooms/{code}/join", json={"name": "Bob"})
+        assert all(received(spectator) for spectator in spectators)  # a new seat: everyone sees it
+
+
+def test_an_action_renders_each_changed_region_once_per_distinct_input(settings: Settings) -> None:
+    """Five spectators cost one rendering; an unchanged region is not rendered again."""
+    with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
+        live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        created = client.post("/api/rooms", json={"game": "tulip-bubble", "players": 3, "name": "Ann"}).json()
+        code, token = created["code"], created["token"]
+        client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
+        client.post(f"/api/rooms/{code}/start", headers=auth(token))
+        spectators = [stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}")) for _ in range(5)]
+        for spectator in spectators:
+            spectator.receive_text()
+        client.portal.call(live.idle)  # the bots have played up to Ann's turn
+        cache = live.rooms[code].cache
+        before = cache.renders
+        client.portal.call(live.publish, code)
+        assert cache.renders == before  # nothing changed: nothing rendered
+        snapshot = live.service.load(code)
+        assert snapshot.core is not None and snapshot.to_act() == [0]
+        move = random_bot_action(snapshot.engine, snapshot.core, 0, random.Random(1))
+        live.service.act(code, 0, snapshot.version, move)
+        client.portal.call(live.publish, code)
+        regions = len(ENGINES["tulip-bubble"].info.regions) + 2
+        assert 0 < cache.renders - before <= regions  # once for all five, only what changed
+        assert len({tuple(received(spectator)) for spectator in spectators}) == 1
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_a_cached_region_is_the_region_rendered_afresh(game: str) -> None:
+    """The inputs a region records while it renders are all it depends on: one cache shared by every
+    seat and the spectators across a whole bot game gives what rendering afresh gives."""
+    engine = ENGINES[game]
+    players = engine.info.max_players
+    state = engine.setup(players, {}, 11)
+    rng = random.Random(3)
+    cache = RegionCache()
+    for step in range(300):
+        if engine.result(state) is not None:
+            break
+        core = {**state, "events": []}
+        for seat in [*range(players), None]:
+            table = Table(
+                code="x",
+                game=game,
+                status="playing",
+                players=[
+                    {
+                        "seat": number,
+                        "name": f"P{number}",
+                        "is_bot": False,
+                        "bot_controlled": False,
+                        "is_host": number == 0,
+                        "connected": True,
+                        "is_you": number == seat,
+                    }
+                    for number in range(players)
+                ],
+                to_act=engine.to_act(core),
+                result=None,
+                next_code=None,
+                capacity=players,
+            )
+            context = seat_context(engine, core, seat, table, "en", form_version=step // 3)
+            fresh = render_regions(engine, context, "playing", "en")
+            assert render_regions(engine, context, "playing", "en", cache) == fresh, (step, seat)
+        seat = engine.to_act(state)[0]
+        state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
+    assert cache.renders < step * (players + 1) * len(engine.info.regions)  # and it did save renders
