@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 from itertools import product
 
-from app.games.basari import rules
-from app.games.basari.rules import COLOURS, MAJORITY_POINTS, MARKET_CARDS, Gems, gem_total, offer_key
+from app.games.basari import data, rules
+from app.games.basari.data import COLOURS, MAJORITY_POINTS, MARKET_CARDS, Gems
+from app.games.basari.rules import gem_total, offer_key
 from app.games.base import Action, State
 
 BASE_GEM_VALUE = 0.4
@@ -49,10 +50,10 @@ def action_value(state: State, seat: int, card: str) -> float:
     if card == "A":
         have = rules.workers(state, seat)
         expected = _expected_workers(state)
-        if have >= rules.ROUND_END_WORKERS:
+        if have >= data.ROUND_END_WORKERS:
             return 0.3
         value = expected * 0.5
-        if have + expected + 1 >= rules.ROUND_END_WORKERS:
+        if have + expected + 1 >= data.ROUND_END_WORKERS:
             value += NEAR_BONUS_VALUE
         return value
     if card == "D":
@@ -68,7 +69,7 @@ def action_value(state: State, seat: int, card: str) -> float:
 
 
 def _best_card(state: State, seat: int) -> str:
-    cards = rules.action_cards(state["players"])
+    cards = data.action_cards(state["players"])
     return max(cards, key=lambda card: action_value(state, seat, card))
 
 
@@ -76,7 +77,7 @@ def choose_card(state: State, seat: int, rng: random.Random) -> str:
     """The card worth most once the rivals' likely choices (their own best cards) are counted."""
     rivals = [_best_card(state, s) for s in range(state["players"]) if s != seat]
     scored = []
-    for card in rules.action_cards(state["players"]):
+    for card in data.action_cards(state["players"]):
         clashes = rivals.count(card)
         factor = 1.0 if card == "D" else CLASH_FACTOR.get(clashes, CROWD_FACTOR)
         scored.append((action_value(state, seat, card) * factor + rng.uniform(0, 1.0), card))

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from app.games import base
-from app.games.basari import bot, rules
-from app.games.basari.rules import COLOURS, format_gems, gem_total, offer_key
+from app.games.basari import bot, data, rules
+from app.games.basari.data import COLOURS
+from app.games.basari.rules import format_gems, gem_total, offer_key
 from app.games.basari.view import seat_view
 from app.games.base import N_, Action, GameInfo, IllegalAction, Result, State, View
 
@@ -57,7 +58,7 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     phase = state["phase"]
     own = state["gems"][seat]
     if phase == "choose":
-        cards = list(rules.action_cards(state["players"]))
+        cards = list(data.action_cards(state["players"]))
         return [{"type": "choose", "label": N_("Play an action card"), "params": {"card": _choice(cards)}}]
     if phase == "bargain":
         offers = state["bargain"]["offers"]
@@ -110,7 +111,7 @@ def _require_turn(state: State, seat: int, phase: str, message: str) -> None:
 def _choose(state: State, seat: int, action: Action) -> None:
     _require_turn(state, seat, "choose", N_("You cannot choose an action card now."))
     card = action.get("card")
-    cards = rules.action_cards(state["players"])
+    cards = data.action_cards(state["players"])
     if isinstance(card, str):
         card = card.strip().upper()
     if card not in cards:

@@ -1,4 +1,4 @@
-"""Basari (the card game): components, turn flow, bargaining and round-end scoring.
+"""Basari (the card game): turn flow, bargaining and round-end scoring (the components are in ``data.py``).
 
 Rule numbers in docstrings refer to ``../shared/rulings/basari.md``. Every function here works on a
 state the caller already copied; the engine (``engine.py``) owns the copying and the dispatch.
@@ -6,44 +6,31 @@ state the caller already copied; the engine (``engine.py``) owns the copying and
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from app.games import base
+from app.games.basari.data import (
+    COLOUR_LETTERS,
+    COLOURS,
+    GEMS_PER_COLOUR,
+    MAJORITY_POINTS,
+    MARKET_CARDS,
+    ROUND_END_WORKERS,
+    ROUNDS,
+    START_GEMS_PER_COLOUR,
+    TIED_LEADER_RETURN,
+    WORKER_BONUS,
+    Gems,
+    action_cards,
+)
 from app.games.base import N_, IllegalAction, State
 
-COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")  # by value, highest first
-COLOUR_LETTERS: dict[str, str] = {"red": "R", "yellow": "Y", "green": "G", "blue": "B"}
-GEMS_PER_COLOUR = 22
-START_GEMS_PER_COLOUR = 3
-ROUNDS = 3
-ROUND_END_WORKERS = 15
-WORKER_BONUS = 12
-MAJORITY_POINTS: dict[str, int] = {"red": 14, "yellow": 12, "green": 10, "blue": 8}
-TIED_LEADER_RETURN = 2
 MAJORITY_EVENTS: dict[str, str] = {
     "red": N_("{seat} leads red with {count} gems: {points} points, returns {returned}."),
     "yellow": N_("{seat} leads yellow with {count} gems: {points} points, returns {returned}."),
     "green": N_("{seat} leads green with {count} gems: {points} points, returns {returned}."),
     "blue": N_("{seat} leads blue with {count} gems: {points} points, returns {returned}."),
 }
-
-Gems = dict[str, int]
-
-
-def _load_market_deck() -> dict[int, dict[str, Any]]:
-    """The 39 market cards from ``market_deck.json`` (our reconstruction, see that file's note)."""
-    data = json.loads(Path(__file__).with_name("market_deck.json").read_text(encoding="utf-8"))
-    return {card["id"]: card for card in data["cards"]}
-
-
-MARKET_CARDS: dict[int, dict[str, Any]] = _load_market_deck()
-
-
-def action_cards(players: int) -> tuple[str, ...]:
-    """A, B, C for everyone; D too with five players."""
-    return ("A", "B", "C", "D") if players == 5 else ("A", "B", "C")
 
 
 def no_gems() -> Gems:

@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from app.games import base
-from app.games.basari import rules
-from app.games.basari.rules import COLOUR_LETTERS, COLOURS, MARKET_CARDS, gem_total
+from app.games.basari import data, rules
+from app.games.basari.data import COLOUR_LETTERS, COLOURS, MARKET_CARDS
+from app.games.basari.rules import gem_total
 from app.games.base import State, View
 
 
@@ -69,15 +70,15 @@ def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
         "phase": state["phase"],
         "players": n,
         "round": state["round"],
-        "rounds": rules.ROUNDS,
+        "rounds": data.ROUNDS,
         "turn": state["turn"],
         "first_player": state["first_player"],
         "colours": list(COLOURS),
         "letters": dict(COLOUR_LETTERS),
-        "majority_points": dict(rules.MAJORITY_POINTS),
-        "round_end_workers": rules.ROUND_END_WORKERS,
-        "worker_bonus": rules.WORKER_BONUS,
-        "action_cards": list(rules.action_cards(n)),
+        "majority_points": dict(data.MAJORITY_POINTS),
+        "round_end_workers": data.ROUND_END_WORKERS,
+        "worker_bonus": data.WORKER_BONUS,
+        "action_cards": list(data.action_cards(n)),
         "deck_count": len(state["deck"]),
         "bank": dict(state["bank"]),
         "seats": seats,

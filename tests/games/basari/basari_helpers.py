@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.games.basari import ENGINE
-from app.games.basari.rules import COLOURS, MARKET_CARDS
+from app.games.basari.data import COLOURS, MARKET_CARDS
 from app.games.base import State
 
 

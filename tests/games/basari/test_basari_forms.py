@@ -13,7 +13,8 @@ from basari_helpers import play, set_gems, table
 
 from app.games import base
 from app.games.basari import ENGINE
-from app.games.basari.rules import COLOURS, gem_total, offer_key
+from app.games.basari.data import COLOURS
+from app.games.basari.rules import gem_total, offer_key
 from app.games.base import State
 from app.web.app import form_to_action
 from app.web.render import render_seat_html

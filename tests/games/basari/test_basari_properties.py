@@ -8,7 +8,7 @@ import pytest
 
 from app.games import base
 from app.games.basari import ENGINE
-from app.games.basari.rules import COLOURS, GEMS_PER_COLOUR, MARKET_CARDS
+from app.games.basari.data import COLOURS, GEMS_PER_COLOUR, MARKET_CARDS
 from app.games.base import Action, State
 
 SEEDS = range(6)

@@ -9,7 +9,7 @@ import pytest
 from basari_helpers import arrange_displays, gems, play, set_gems, table, texts
 
 from app.games.basari import ENGINE, rules
-from app.games.basari.rules import COLOURS, MARKET_CARDS
+from app.games.basari.data import COLOURS, MARKET_CARDS
 from app.games.base import IllegalAction
 
 # --- components and setup -----------------------------------------------------------------------
