@@ -147,7 +147,7 @@ def exchange_action(state: State, seat: int) -> Action:
     return action
 
 
-def choose_action(state: State, seat: int, rng: random.Random) -> Action:
+def bot_action(state: State, seat: int, rng: random.Random) -> Action:
     phase = state["phase"]
     if phase == "choose":
         return {"type": "choose", "card": choose_card(state, seat, rng)}

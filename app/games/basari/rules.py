@@ -1,20 +1,25 @@
 """Basari (the card game): turn flow, bargaining and round-end scoring (the components are in ``data.py``).
 
-Rule numbers in docstrings refer to ``../shared/rulings/basari.md``. Every function here works on a
-state the caller already copied; the engine (``engine.py``) owns the copying and the dispatch.
+Rule numbers in docstrings refer to ``../shared/rulings/basari.md``. ``apply`` copies the state, checks
+the action (the handlers near the end) and calls the flow function that performs it; every flow
+function works on that copy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.games import base
 from app.games.basari.data import (
     COLOUR_LETTERS,
     COLOURS,
+    GAME_ID,
     GEMS_PER_COLOUR,
     MAJORITY_POINTS,
     MARKET_CARDS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     ROUND_END_WORKERS,
     ROUNDS,
     START_GEMS_PER_COLOUR,
@@ -23,7 +28,7 @@ from app.games.basari.data import (
     Gems,
     action_cards,
 )
-from app.games.base import N_, IllegalAction, State
+from app.games.base import N_, Action, IllegalAction, Result, State
 
 MAJORITY_EVENTS: dict[str, str] = {
     "red": N_("{seat} leads red with {count} gems: {points} points, returns {returned}."),
@@ -31,6 +36,13 @@ MAJORITY_EVENTS: dict[str, str] = {
     "green": N_("{seat} leads green with {count} gems: {points} points, returns {returned}."),
     "blue": N_("{seat} leads blue with {count} gems: {points} points, returns {returned}."),
 }
+RAISE_CONSTRAINT = N_(
+    "Your offer must beat the current one: more gems, "
+    "or as many gems with more red (then yellow, green, blue)."
+)
+EXCHANGE_CONSTRAINT = N_(
+    "Take exactly two gems (fewer only if the bank runs short); the gem you return is back in the bank first."
+)
 
 
 def no_gems() -> Gems:
@@ -95,8 +107,10 @@ def can_beat(gems: Gems, current: Gems) -> bool:
 # --- setup and the flow of a round -------------------------------------------------------------
 
 
-def new_game(players: int, options: dict[str, Any], seed: int) -> State:
-    state = base.new_state("basari", players, options, seed)
+def setup(players: int, options: dict[str, Any], seed: int) -> State:
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise IllegalAction(N_("Basari is played by 3 to 5 players."))
+    state = base.new_state(GAME_ID, players, options, seed)
     start = dict.fromkeys(COLOURS, START_GEMS_PER_COLOUR)
     state.update(
         {
@@ -513,6 +527,193 @@ def finish(state: State) -> None:
             seat=base.seat_ref(seat),
             points=state["scores"][seat],
         )
+
+
+# --- whose turn, what is legal, apply, the result ---------------------------------------------
+
+
+def to_act(state: State) -> list[int]:
+    phase = state["phase"]
+    if phase == "choose":
+        return [s for s in range(state["players"]) if state["chosen"][s] is None]
+    if phase == "bargain":
+        return [state["bargain"]["to_move"]]
+    if phase == "d_exchange":
+        return [state["d_seat"]]
+    if phase == "d_take":
+        return [state["d_queue"][0]]
+    if phase == "round_summary":
+        return [s for s in range(state["players"]) if s not in state["acknowledged"]]
+    return []
+
+
+def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
+    if seat not in to_act(state):
+        return []
+    phase = state["phase"]
+    own = state["gems"][seat]
+    if phase == "choose":
+        cards = list(action_cards(state["players"]))
+        return [{"type": "choose", "label": N_("Play an action card"), "params": {"card": _choice(cards)}}]
+    if phase == "bargain":
+        offers = state["bargain"]["offers"]
+        gems_domain = {"kind": "counts", "max": dict(own), "min_total": 1}
+        if not offers:
+            return [{"type": "offer", "label": N_("Offer"), "params": {"gems": gems_domain}}]
+        current = offers[-1]["gems"]
+        legal: list[dict[str, Any]] = [{"type": "accept", "label": N_("Accept"), "params": {}}]
+        if can_beat(own, current):
+            gems_domain["min_total"] = gem_total(current)
+            legal.append(
+                {
+                    "type": "offer",
+                    "label": N_("Raise the offer"),
+                    "params": {"gems": gems_domain},
+                    "constraint": RAISE_CONSTRAINT,
+                }
+            )
+        return legal
+    if phase == "d_exchange":
+        size = d_exchange_size(state, seat)
+        bank = state["bank"]
+        take_max = {c: min(size, bank[c] + (1 if own[c] else 0)) for c in COLOURS}
+        params: dict[str, Any] = {"take": {"kind": "counts", "max": take_max, "min_total": size}}
+        if gem_total(own):
+            params["give"] = _choice([c for c in COLOURS if own[c]])
+        return [
+            {
+                "type": "exchange",
+                "label": N_("Exchange gems"),
+                "params": params,
+                "constraint": EXCHANGE_CONSTRAINT,
+            }
+        ]
+    if phase == "d_take":
+        colours = [c for c in COLOURS if state["bank"][c]]
+        return [{"type": "take", "label": N_("Take a gem"), "params": {"colour": _choice(colours)}}]
+    return [{"type": "continue", "label": N_("Continue"), "params": {}}]
+
+
+def apply(state: State, seat: int, action: Action) -> State:
+    if state["finished"]:
+        raise IllegalAction(N_("The game is over."))
+    if not isinstance(action, dict):
+        raise IllegalAction(N_("That is not an action."))
+    kind = action.get("type")
+    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise IllegalAction(N_("There is no action called {type} in Basari."), type=shown(kind))
+    if not isinstance(seat, int) or not 0 <= seat < state["players"]:
+        raise IllegalAction(N_("You are not a player at this table."))
+    new_state = base.copy_state(state)
+    handler(new_state, seat, action)
+    return new_state
+
+
+def result(state: State) -> Result | None:
+    if not state["finished"]:
+        return None
+    return Result(winners=winners(state), scores=list(state["scores"]))
+
+
+def _choice(options: list[Any]) -> dict[str, Any]:
+    return {"kind": "choice", "options": options}
+
+
+# --- validating what a player sends, then calling the flow above --------------------------------
+
+
+def _require_turn(state: State, seat: int, phase: str, message: str) -> None:
+    if state["phase"] != phase or seat not in to_act(state):
+        raise IllegalAction(message)
+
+
+def _choose(state: State, seat: int, action: Action) -> None:
+    _require_turn(state, seat, "choose", N_("You cannot choose an action card now."))
+    card = action.get("card")
+    cards = action_cards(state["players"])
+    if isinstance(card, str):
+        card = card.strip().upper()
+    if card not in cards:
+        raise IllegalAction(N_("Choose one of your action cards: {cards}."), cards=", ".join(cards))
+    choose(state, seat, card)
+
+
+def _offer(state: State, seat: int, action: Action) -> None:
+    _require_turn(state, seat, "bargain", N_("It is not your turn to offer."))
+    gems = parse_gems(action, "gems")
+    own = state["gems"][seat]
+    if gem_total(gems) < 1:
+        raise IllegalAction(N_("An offer needs at least one gem."))
+    if any(gems[c] > own[c] for c in COLOURS):
+        raise IllegalAction(
+            N_("You offer {gems} but hold only {have}."), gems=format_gems(gems), have=format_gems(own)
+        )
+    offers = state["bargain"]["offers"]
+    if offers and offer_key(gems) <= offer_key(offers[-1]["gems"]):
+        raise IllegalAction(
+            N_(
+                "Your offer {gems} does not beat {current}: offer more gems, "
+                "or as many gems with more red (then yellow, green, blue)."
+            ),
+            gems=format_gems(gems),
+            current=format_gems(offers[-1]["gems"]),
+        )
+    offer(state, seat, gems)
+
+
+def _accept(state: State, seat: int, action: Action) -> None:
+    _require_turn(state, seat, "bargain", N_("It is not your turn to answer an offer."))
+    if not state["bargain"]["offers"]:
+        raise IllegalAction(N_("There is no offer to accept yet: you offer first."))
+    accept(state, seat)
+
+
+def _exchange(state: State, seat: int, action: Action) -> None:
+    _require_turn(state, seat, "d_exchange", N_("You cannot exchange gems now."))
+    own = state["gems"][seat]
+    give: str | None = None
+    if gem_total(own):
+        give = parse_colour(action.get("give"))
+        if not own[give]:
+            raise IllegalAction(N_("You have no gem of that colour to return."))
+    elif action.get("give") not in (None, ""):
+        raise IllegalAction(N_("You have no gems, so you return nothing."))
+    take = parse_gems(action, "take")
+    size = d_exchange_size(state, seat)
+    if gem_total(take) != size:
+        raise IllegalAction(N_("Take exactly {count} gems from the bank."), count=size)
+    bank = {c: state["bank"][c] + (1 if c == give else 0) for c in COLOURS}
+    if any(take[c] > bank[c] for c in COLOURS):
+        raise IllegalAction(
+            N_("The bank holds only {bank}; you asked for {gems}."),
+            bank=format_gems(bank),
+            gems=format_gems(take),
+        )
+    d_exchange(state, seat, give, take)
+
+
+def _take(state: State, seat: int, action: Action) -> None:
+    _require_turn(state, seat, "d_take", N_("It is not your turn to take a gem."))
+    colour = parse_colour(action.get("colour"))
+    if not state["bank"][colour]:
+        raise IllegalAction(N_("The bank has no gem of that colour left."))
+    d_take(state, seat, colour)
+
+
+def _continue(state: State, seat: int, action: Action) -> None:
+    _require_turn(state, seat, "round_summary", N_("There is no round summary to close now."))
+    acknowledge(state, seat)
+
+
+HANDLERS: dict[str, Callable[[State, int, Action], None]] = {
+    "choose": _choose,
+    "offer": _offer,
+    "accept": _accept,
+    "exchange": _exchange,
+    "take": _take,
+    "continue": _continue,
+}
 
 
 # --- parsing what a player sends ---------------------------------------------------------------

@@ -44,7 +44,8 @@ def _bargain(state: State, seat: int | None) -> dict[str, Any] | None:
     }
 
 
-def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
+def view(state: State, seat: int | None) -> View:
+    waiting = rules.to_act(state)
     n = state["players"]
     seats = []
     for s in range(n):
@@ -66,7 +67,7 @@ def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
         )
     own_choice = state["chosen"][seat] if seat is not None else None
     summaries = state["round_summaries"]
-    view = {
+    seen = {
         "phase": state["phase"],
         "players": n,
         "round": state["round"],
@@ -99,4 +100,4 @@ def seat_view(state: State, seat: int | None, waiting: list[int]) -> View:
         "winners": rules.winners(state) if state["finished"] else [],
         "events": base.visible_events(state, seat),
     }
-    return json.loads(json.dumps(view))  # a detached copy (faster than deepcopy) of plain JSON data
+    return json.loads(json.dumps(seen))  # a detached copy (faster than deepcopy) of plain JSON data
