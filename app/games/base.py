@@ -3,6 +3,8 @@
 An engine is a pure rules library (no I/O, no clock, no global RNG). Its state is a plain
 JSON-compatible ``dict`` (ints may be of any size; the platform stores JSON text, never
 floats). ``apply`` never mutates its input: it returns a new state or raises ``IllegalAction``.
+Every game package binds itself to this contract with ``make_engine``; ``app/games/README.md`` lists
+the files each game has and how to add one.
 
 Turn model
     ``to_act(state)`` lists the seats the game is *waiting for* (several for simultaneous secret

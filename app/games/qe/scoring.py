@@ -1,4 +1,9 @@
-"""Q.E. final scoring, in the rulebook's order (pure functions over a player's holdings)."""
+"""Q.E. final scoring, in the rulebook's order (pure functions over a player's holdings).
+
+A concern of its own, apart from the flow in ``rules.py``: it never reads the game state, only a
+sheet's country, token, tiles and zero bids, so the rules score the end of the game with it and the
+bot prices a tile by scoring a sheet with and without it.
+"""
 
 from __future__ import annotations
 
