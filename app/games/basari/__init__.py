@@ -17,7 +17,7 @@ INFO = GameInfo(
         "Pick an action in secret, bargain with gems when someone picked the same, "
         "and lead the colours when the market closes."
     ),
-    regions=("summary", "bargain", "actions", "bank", "players", "log"),
+    regions=("summary", "bargain", "actions", "bank", "players"),  # then the platform's game log
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

@@ -16,7 +16,7 @@ INFO = GameInfo(
     blurb=N_(
         "Central banks print money to bail out companies: bid any amount, but the biggest spender loses."
     ),
-    regions=("auction", "sheet", "players", "log"),
+    regions=("auction", "sheet", "players", "sales"),  # then the platform's game log
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

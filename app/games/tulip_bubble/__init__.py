@@ -15,7 +15,7 @@ INFO = GameInfo(
     minutes="50–70",
     blurb=N_("Holland, 1636: bid for tulips, sell to collectors, and cash out before the bubble bursts."),
     options=data.OPTIONS,
-    regions=("auction", "hand", "board", "history", "log"),
+    regions=("auction", "hand", "board", "history"),  # then the platform's game log
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

@@ -17,7 +17,7 @@ INFO = GameInfo(
         "Sell tulips, speculate through your network of buyers and get out before each colour's "
         "bubble bursts."
     ),
-    regions=("board", "market", "sale", "players", "hand", "history", "log"),
+    regions=("board", "market", "sale", "players", "hand", "history"),  # then the platform's game log
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

@@ -133,7 +133,7 @@ def choose_the_same_card_until_a_bargain(pages: dict[str, Any], deadline: float)
             return
         for page in pages.values():  # the bot chose the card too; the log says so
             page.wait_for_selector(
-                f"#r-g-log li:has-text('3 players chose {BARGAIN_CARD}')", timeout=PUSH_WAIT
+                f"#event-list li:has-text('3 players chose {BARGAIN_CARD}')", timeout=PUSH_WAIT
             )
 
 
@@ -181,8 +181,8 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     act(pages[first], accept, accept.locator("button"))
     accepted = f"{first} accepts 1G 1B from {second}, who performs {BARGAIN_CARD}."
     for page in pages.values():
-        page.wait_for_selector(f"#r-g-log li:has-text('{accepted}')", timeout=PUSH_WAIT)
-        log = page.locator("#r-g-log").inner_text()
+        page.wait_for_selector(f"#event-list li:has-text('{accepted}')", timeout=PUSH_WAIT)
+        log = page.locator("#r-events").inner_text()
         assert f"{first} offers 1B (total 1) for {BARGAIN_CARD}." in log
         assert f"{second} offers 1G 1B (total 2) for {BARGAIN_CARD}." in log
         assert f"{second} performs {BARGAIN_CARD}" in log
