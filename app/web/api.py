@@ -12,8 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_message
-from app.rooms import Forbidden, RoomError, RoomService, RoomSnapshot
-from app.web.live import LiveRooms
+from app.rooms import Forbidden, RoomError, RoomSnapshot
+from app.web.deps import get_live, get_service
 
 DESCRIPTION = """
 Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
@@ -73,18 +73,10 @@ class ActionBody(BaseModel):
     action: dict[str, Any]
 
 
-def _service(request: Request) -> RoomService:
-    return request.app.state.service  # type: ignore[no-any-return]
-
-
-def _live(request: Request) -> LiveRooms:
-    return request.app.state.live  # type: ignore[no-any-return]
-
-
 def _seat(request: Request, code: str) -> int | None:
     header = request.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else None
-    seat = _service(request).seat_for_token(code, token)
+    seat = get_service(request).seat_for_token(code, token)
     if token and seat is None:
         raise Forbidden(N_("This token is not a seat of this room."))
     return seat
@@ -127,8 +119,8 @@ def room_json(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) -> 
 
 
 async def _answer(request: Request, code: str, seat: int | None) -> dict[str, Any]:
-    snapshot = await run_in_threadpool(_service(request).load, code)
-    return room_json(snapshot, seat, _live(request).connected(code))
+    snapshot = await run_in_threadpool(get_service(request).load, code)
+    return room_json(snapshot, seat, get_live(request).connected(code))
 
 
 @router.get("/games")
@@ -150,7 +142,7 @@ def games() -> list[dict[str, Any]]:
 async def create_room(request: Request, body: CreateRoomBody) -> Any:
     try:
         code, seat, token = await run_in_threadpool(
-            _service(request).create_room, body.game, body.players, body.options, body.name
+            get_service(request).create_room, body.game, body.players, body.options, body.name
         )
     except RoomError as refused:
         return _refusal(refused)
@@ -169,17 +161,17 @@ async def get_room(request: Request, code: str) -> Any:
 @router.post("/rooms/{code}/join", status_code=201)
 async def join(request: Request, code: str, body: JoinBody) -> Any:
     try:
-        seat, token = await run_in_threadpool(_service(request).join, code, body.name)
+        seat, token = await run_in_threadpool(get_service(request).join, code, body.name)
     except RoomError as refused:
         return _refusal(refused)
-    await _live(request).after_change(code)
+    await get_live(request).after_change(code)
     url = str(request.base_url).rstrip("/") + f"/r/{code}"
     return {"seat": seat, "token": token, "resume_url": f"{url}/resume/{token}"}
 
 
 @router.post("/rooms/{code}/bots")
 async def bots(request: Request, code: str, body: BotsBody) -> Any:
-    service = _service(request)
+    service = get_service(request)
     try:
         seat = _seat(request, code)
         snapshot = await run_in_threadpool(service.load, code)
@@ -189,7 +181,7 @@ async def bots(request: Request, code: str, body: BotsBody) -> Any:
             await run_in_threadpool(service.add_bot, code, seat, body.fill)
         else:
             await run_in_threadpool(service.set_bot_control, code, seat, body.seat, True)
-        await _live(request).after_change(code)
+        await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
         return _refusal(refused)
@@ -200,8 +192,8 @@ async def take_back(request: Request, code: str) -> Any:
     """Take your seat back from the bot the host handed it to."""
     try:
         seat = _seat(request, code)
-        await run_in_threadpool(_service(request).set_bot_control, code, seat, seat, False)
-        await _live(request).after_change(code)
+        await run_in_threadpool(get_service(request).set_bot_control, code, seat, seat, False)
+        await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
         return _refusal(refused)
@@ -212,8 +204,8 @@ async def remove_seat(request: Request, code: str, target: int) -> Any:
     """The host removes a waiting player (before the start)."""
     try:
         seat = _seat(request, code)
-        await run_in_threadpool(_service(request).remove_seat, code, seat, target)
-        await _live(request).after_change(code)
+        await run_in_threadpool(get_service(request).remove_seat, code, seat, target)
+        await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
         return _refusal(refused)
@@ -223,8 +215,8 @@ async def remove_seat(request: Request, code: str, target: int) -> Any:
 async def start(request: Request, code: str) -> Any:
     try:
         seat = _seat(request, code)
-        await run_in_threadpool(_service(request).start, code, seat)
-        await _live(request).after_change(code)
+        await run_in_threadpool(get_service(request).start, code, seat)
+        await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
         return _refusal(refused)
@@ -235,8 +227,8 @@ async def play_again(request: Request, code: str) -> Any:
     """The host sets up a new room with the same game, options and bots; others may join it."""
     try:
         seat = _seat(request, code)
-        new_code, token = await run_in_threadpool(_service(request).play_again, code, seat)
-        await _live(request).after_change(code)
+        new_code, token = await run_in_threadpool(get_service(request).play_again, code, seat)
+        await get_live(request).after_change(code)
     except RoomError as refused:
         return _refusal(refused)
     url = str(request.base_url).rstrip("/") + f"/r/{new_code}"
@@ -245,7 +237,7 @@ async def play_again(request: Request, code: str) -> Any:
 
 @router.post("/rooms/{code}/actions")
 async def act(request: Request, code: str, body: ActionBody) -> Any:
-    service = _service(request)
+    service = get_service(request)
     try:
         seat = _seat(request, code)
         snapshot = await run_in_threadpool(service.act, code, seat, body.version, body.action)
@@ -260,8 +252,8 @@ async def act(request: Request, code: str, body: ActionBody) -> Any:
                 status_code=409,
             )
         return _refusal(refused)
-    await _live(request).after_change(code)
-    return room_json(snapshot, seat, _live(request).connected(code))
+    await get_live(request).after_change(code)
+    return room_json(snapshot, seat, get_live(request).connected(code))
 
 
 @router.get("/rooms/{code}/log")
@@ -269,7 +261,7 @@ async def game_log(request: Request, code: str) -> Any:
     """The game log as this seat may read it (the spectator's without a token)."""
     try:
         seat = _seat(request, code)
-        snapshot = await run_in_threadpool(_service(request).load, code)
+        snapshot = await run_in_threadpool(get_service(request).load, code)
     except RoomError as refused:
         return _refusal(refused)
     events = visible_events(snapshot.state, seat) if snapshot.state is not None else []

@@ -1,0 +1,70 @@
+"""FastAPI dependencies shared by the pages (``pages.py``) and the JSON API (``api.py``).
+
+``create_app`` puts the settings, the room service and the live rooms on ``app.state``; these read
+them back, typed, for HTTP requests and WebSockets alike (``HTTPConnection`` is either).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, cast
+
+from fastapi import Depends
+from starlette.requests import HTTPConnection
+
+from app.config import Settings
+from app.i18n import LOCALE_COOKIE, choose_locale
+from app.rooms import RoomError, RoomService
+from app.web.live import LiveRooms
+
+SEAT_COOKIE_PREFIX = "bourse_seat_"
+
+
+def get_app_settings(connection: HTTPConnection) -> Settings:
+    return cast(Settings, connection.app.state.settings)
+
+
+def get_service(connection: HTTPConnection) -> RoomService:
+    return cast(RoomService, connection.app.state.service)
+
+
+def get_live(connection: HTTPConnection) -> LiveRooms:
+    return cast(LiveRooms, connection.app.state.live)
+
+
+def get_locale(connection: HTTPConnection) -> str:
+    """The locale asked for by ``?lang=``, else the locale cookie, else the browser's languages."""
+    return choose_locale(
+        connection.query_params.get("lang"),
+        connection.cookies.get(LOCALE_COOKIE),
+        connection.headers.get("accept-language"),
+    )
+
+
+def seat_cookie(code: str) -> str:
+    """The name of the cookie holding this browser's seat token for room ``code``."""
+    return SEAT_COOKIE_PREFIX + code
+
+
+def get_seat_token(connection: HTTPConnection, code: str) -> str | None:
+    return connection.cookies.get(seat_cookie(code))
+
+
+SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+ServiceDep = Annotated[RoomService, Depends(get_service)]
+LiveDep = Annotated[LiveRooms, Depends(get_live)]
+LocaleDep = Annotated[str, Depends(get_locale)]
+SeatTokenDep = Annotated[str | None, Depends(get_seat_token)]
+
+
+def get_seat(service: ServiceDep, code: str, token: SeatTokenDep) -> int | None:
+    """The seat the request's cookie holds in room ``code``; ``None`` for a spectator.
+
+    An unknown room is no seat either: the route then answers the room's own "not found".
+    """
+    try:
+        return service.seat_for_token(code, token)
+    except RoomError:
+        return None
+
+
+SeatDep = Annotated[int | None, Depends(get_seat)]
