@@ -1,0 +1,376 @@
+"""The HTML pages, their form posts and the room's live WebSocket (not in the OpenAPI schema).
+
+Routes only translate HTTP to ``RoomService`` calls and views to HTML; rules live in engines. The
+service, the live rooms, the settings, the locale and the request's seat come from ``deps.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.config import Settings
+from app.games.base import N_
+from app.games.registry import ENGINES, package_of
+from app.i18n import LOCALE_COOKIE, LOCALES, format_message
+from app.rooms import RoomError, RoomService, RoomSnapshot
+from app.web.deps import (
+    LiveDep,
+    LocaleDep,
+    SeatDep,
+    SeatTokenDep,
+    ServiceDep,
+    SettingsDep,
+    seat_cookie,
+)
+from app.web.live import LiveRooms, Tab
+from app.web.render import ROOT, regions_container, render_page, wrap_region
+
+router = APIRouter(include_in_schema=False)
+
+
+# ------------------------------------------------------------ helpers
+def set_seat_cookie(response: Response, settings: Settings, code: str, token: str) -> None:
+    response.set_cookie(
+        seat_cookie(code),
+        token,
+        max_age=60 * 60 * 24 * 60,
+        httponly=True,
+        samesite="lax",
+        secure=settings.secure_cookies,
+        path="/",
+    )
+
+
+def base_url(request: Request, settings: Settings) -> str:
+    return settings.public_url.rstrip("/") or str(request.base_url).rstrip("/")
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def page(
+    request: Request,
+    locale: str,
+    template: str,
+    status_code: int = 200,
+    game_id: str | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    html = render_page(template, locale, game_id, request_path=request.url.path, games=ENGINES, **context)
+    response = HTMLResponse(html, status_code=status_code)
+    if request.query_params.get("lang") in LOCALES:
+        response.set_cookie(LOCALE_COOKIE, locale, max_age=60 * 60 * 24 * 365, samesite="lax")
+    return response
+
+
+def error_response(
+    request: Request, locale: str, service: RoomService, refused: RoomError, code: str | None = None
+) -> Response:
+    game_id = _game_of(service, code)
+    message = format_message(
+        locale, refused.message, refused.params, str, package_of(game_id) if game_id else None
+    )
+    if is_htmx(request):
+        flash = render_page("platform/flash.html", locale, message=message)
+        # Only the message: the tab's WebSocket already brought the table that made this move stale.
+        return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=refused.status)
+    if code is not None and refused.status != 404:
+        return RedirectResponse(f"/r/{code}?error={quote(message)}", status_code=303)
+    return page(request, locale, "platform/error.html", status_code=refused.status, message=message)
+
+
+def _game_of(service: RoomService, code: str | None) -> str | None:
+    try:
+        return service.load(code).game if code else None
+    except RoomError:
+        return None
+
+
+def room_page(
+    request: Request,
+    locale: str,
+    settings: Settings,
+    live: LiveRooms,
+    snapshot: RoomSnapshot,
+    seat: int | None,
+    token: str | None,
+) -> HTMLResponse:
+    regions = live.page_regions(snapshot, seat, locale)
+    info = snapshot.engine.info
+    return page(
+        request,
+        locale,
+        "platform/room.html",
+        game_id=info.id,
+        room={
+            "code": snapshot.code,
+            "version": snapshot.version,
+        },  # never the state: only views reach templates
+        info=info,
+        regions=regions_container(regions, oob=False),
+        invite_url=f"{base_url(request, settings)}/r/{snapshot.code}",
+        resume_url=f"{base_url(request, settings)}/r/{snapshot.code}/resume/{token}"
+        if seat is not None
+        else None,
+        error=request.query_params.get("error"),
+        has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
+    )
+
+
+def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:
+    """Form fields to an action: dotted names nest (``gems.red``), repeated names become lists."""
+    action: dict[str, Any] = {}
+    for key, value in fields:
+        target = action
+        *parents, leaf = key.split(".")
+        for parent in parents:
+            nested = target.setdefault(parent, {})
+            if not isinstance(nested, dict):
+                break
+            target = nested
+        else:
+            if leaf in target:
+                existing = target[leaf]
+                target[leaf] = [*existing, value] if isinstance(existing, list) else [existing, value]
+            else:
+                target[leaf] = value
+    return action
+
+
+# ------------------------------------------------------------ pages
+@router.get("/healthz")
+def healthz(service: ServiceDep) -> dict[str, str]:
+    service.ping()
+    return {"status": "ok"}
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request, locale: LocaleDep) -> HTMLResponse:
+    return page(request, locale, "platform/index.html")
+
+
+@router.get("/games/{game_id}/rules", response_class=HTMLResponse)
+def rules(request: Request, locale: LocaleDep, game_id: str) -> HTMLResponse:
+    engine = ENGINES.get(game_id)
+    if engine is None:
+        return page(request, locale, "platform/error.html", status_code=404, message=N_("Unknown game."))
+    return page(request, locale, "platform/rules.html", game_id=game_id, info=engine.info)
+
+
+@router.post("/rooms")
+async def create_room(
+    request: Request, service: ServiceDep, settings: SettingsDep, locale: LocaleDep
+) -> Response:
+    form = await request.form()
+    game = str(form.get("game", ""))
+    engine = ENGINES.get(game)
+    options = {o.key: form.get(f"option.{o.key}") == "on" for o in engine.info.options} if engine else {}
+    try:
+        code, _, token = await run_in_threadpool(
+            service.create_room, game, form.get("players"), options, form.get("name", "")
+        )
+    except RoomError as refused:
+        return error_response(request, locale, service, refused)
+    response = RedirectResponse(f"/r/{code}", status_code=303)
+    assert token is not None
+    set_seat_cookie(response, settings, code, token)
+    return response
+
+
+@router.get("/r/{code}", response_class=HTMLResponse)
+def room(
+    request: Request,
+    code: str,
+    service: ServiceDep,
+    live: LiveDep,
+    settings: SettingsDep,
+    locale: LocaleDep,
+    seat: SeatDep,
+    token: SeatTokenDep,
+) -> Response:
+    try:
+        snapshot = service.load(code)
+    except RoomError as refused:
+        return error_response(request, locale, service, refused)
+    return room_page(request, locale, settings, live, snapshot, seat, token)
+
+
+@router.get("/r/{code}/resume/{token}")
+def resume(
+    request: Request, code: str, token: str, service: ServiceDep, settings: SettingsDep, locale: LocaleDep
+) -> Response:
+    try:
+        seat = service.seat_for_token(code, token)
+    except RoomError as refused:
+        return error_response(request, locale, service, refused)
+    if seat is None:
+        return page(
+            request,
+            locale,
+            "platform/error.html",
+            status_code=403,
+            message=N_("This resume link is not valid."),
+        )
+    response = RedirectResponse(f"/r/{code}", status_code=303)
+    set_seat_cookie(response, settings, code, token)
+    return response
+
+
+@router.post("/r/{code}/join")
+async def join(
+    request: Request,
+    code: str,
+    service: ServiceDep,
+    live: LiveDep,
+    settings: SettingsDep,
+    locale: LocaleDep,
+) -> Response:
+    form = await request.form()
+    try:
+        _, token = await run_in_threadpool(service.join, code, form.get("name", ""))
+    except RoomError as refused:
+        return error_response(request, locale, service, refused, code)
+    await live.after_change(code)
+    response: Response = RedirectResponse(f"/r/{code}", status_code=303)
+    set_seat_cookie(response, settings, code, token)
+    if is_htmx(request):
+        response = Response(status_code=204, headers={"HX-Redirect": f"/r/{code}"})
+        set_seat_cookie(response, settings, code, token)
+    return response
+
+
+@router.post("/r/{code}/rematch")
+async def join_rematch(
+    request: Request,
+    code: str,
+    service: ServiceDep,
+    live: LiveDep,
+    settings: SettingsDep,
+    locale: LocaleDep,
+    seat: SeatDep,
+) -> Response:
+    """Join the room the host set up to play again, under the same name."""
+    try:
+        snapshot = service.load(code)
+        me = snapshot.seat(seat)
+        if snapshot.next_code is None or me is None:
+            return RedirectResponse(f"/r/{code}", status_code=303)
+        if service.seat_for_token(snapshot.next_code, request.cookies.get(seat_cookie(snapshot.next_code))):
+            return RedirectResponse(f"/r/{snapshot.next_code}", status_code=303)
+        _, token = await run_in_threadpool(service.join, snapshot.next_code, me.name)
+    except RoomError as refused:
+        return error_response(request, locale, service, refused, code)
+    await live.after_change(snapshot.next_code)
+    response = RedirectResponse(f"/r/{snapshot.next_code}", status_code=303)
+    set_seat_cookie(response, settings, snapshot.next_code, token)
+    return response
+
+
+@router.post("/r/{code}/host/{operation}")
+async def host(
+    request: Request,
+    code: str,
+    operation: str,
+    service: ServiceDep,
+    live: LiveDep,
+    settings: SettingsDep,
+    locale: LocaleDep,
+    seat: SeatDep,
+) -> Response:
+    form = await request.form()
+    target = form.get("seat")
+    token: str | None = None
+    new_code: str | None = None
+    try:
+        if operation == "start":
+            await run_in_threadpool(service.start, code, seat)
+        elif operation == "bot":
+            await run_in_threadpool(service.add_bot, code, seat, False)
+        elif operation == "fill":
+            await run_in_threadpool(service.add_bot, code, seat, True)
+        elif operation == "remove":
+            await run_in_threadpool(service.remove_seat, code, seat, target)
+        elif operation == "hand-to-bot":
+            await run_in_threadpool(service.set_bot_control, code, seat, target, True)
+        elif operation == "take-back":
+            await run_in_threadpool(service.set_bot_control, code, seat, seat, False)
+        elif operation == "again":
+            new_code, token = await run_in_threadpool(service.play_again, code, seat)
+        else:
+            return page(
+                request, locale, "platform/error.html", status_code=404, message=N_("Unknown operation.")
+            )
+    except RoomError as refused:
+        return error_response(request, locale, service, refused, code)
+    await live.after_change(code)
+    target_code = new_code or code
+    if is_htmx(request) and new_code is None:
+        return Response(status_code=204)
+    if is_htmx(request):
+        response: Response = Response(status_code=204, headers={"HX-Redirect": f"/r/{target_code}"})
+    else:
+        response = RedirectResponse(f"/r/{target_code}", status_code=303)
+    if new_code is not None and token is not None:
+        set_seat_cookie(response, settings, new_code, token)
+    return response
+
+
+@router.post("/r/{code}/act")
+async def act(
+    request: Request, code: str, service: ServiceDep, live: LiveDep, locale: LocaleDep, seat: SeatDep
+) -> Response:
+    form = await request.form()
+    fields = [(key, value) for key, value in form.multi_items() if isinstance(value, str)]
+    version = next((value for key, value in fields if key == "version"), None)
+    action = form_to_action([(key, value) for key, value in fields if key != "version"])
+    try:
+        await run_in_threadpool(service.act, code, seat, version, action)
+    except RoomError as refused:
+        return error_response(request, locale, service, refused, code)
+    await live.after_change(code)
+    if not is_htmx(request):
+        return RedirectResponse(f"/r/{code}", status_code=303)
+    # The tab's WebSocket brings the new table; regions sent here could land after a newer push.
+    return HTMLResponse(str(wrap_region("flash", "", oob=True)))
+
+
+# ------------------------------------------------------------ live
+@router.websocket("/ws/rooms/{code}")
+async def room_socket(
+    socket: WebSocket, code: str, service: ServiceDep, live: LiveDep, locale: LocaleDep, token: SeatTokenDep
+) -> None:
+    origin = socket.headers.get("origin")
+    if origin and urlsplit(origin).netloc != socket.headers.get("host"):
+        await socket.close(code=4403)  # another site's page must not open a seat's live view
+        return
+    try:
+        # Not SeatDep: an unknown room closes the socket here, after the origin check.
+        seat = service.seat_for_token(code, token)
+    except RoomError:
+        await socket.close(code=4404)
+        return
+    await socket.accept()
+    page_version = socket.query_params.get("v", "")
+    tab = Tab(
+        socket=socket,
+        seat=seat,
+        locale=locale,
+        page_version=int(page_version) if page_version.isdigit() else None,
+    )
+    sender = asyncio.create_task(tab.send_pushes())
+    await live.join(code, tab)
+    try:
+        while True:
+            await socket.receive_text()  # actions come over HTTP; this only keeps the line open
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await live.leave(code, tab)
+        sender.cancel()
