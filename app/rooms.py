@@ -117,6 +117,7 @@ class RoomSnapshot:
     events_total: int = 0
     recent_events: tuple[Event, ...] = ()
     load_events: Callable[[int, int], list[Event]] | None = field(default=None, repr=False)  # (room, upto)
+    seat_of_token: dict[str, int] = field(default_factory=dict, repr=False)  # by token hash
     _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -222,14 +223,9 @@ class RoomService:
             return list(session.exec(select(Room.code).where(Room.status == "playing")).all())
 
     def seat_for_token(self, code: str, token: str | None) -> int | None:
-        if not token:
-            return None
-        with self.db.read() as session:
-            room = self._room(session, code)
-            seat = session.exec(
-                select(Seat).where(Seat.room_id == room.id, Seat.token_hash == hash_token(token))
-            ).first()
-            return seat.seat if seat else None
+        """The seat ``token`` holds in the room (``NotFound`` for an unknown room)."""
+        room = self.load(code)
+        return room.seat_of_token.get(hash_token(token)) if token else None
 
     def action_log(self, code: str) -> list[tuple[int, dict[str, Any]]]:
         with self.db.read() as session:
@@ -514,6 +510,7 @@ class RoomService:
             events_total=room.events_total + len(new_events),
             recent_events=(*room.recent_events, *new_events)[-RECENT_EVENTS:],
             load_events=room.load_events,
+            seat_of_token=room.seat_of_token,
         )
         changed = [
             other.seat
@@ -639,6 +636,7 @@ class RoomService:
                     break
             if len(rows) == actions and len(recent) < RECENT_EVENTS:  # the log is short: all of it
                 recent[:0] = json.loads(room.opening_events or "[]")
+        seats = self._seats(session, room)
         return RoomSnapshot(
             code=room.code,
             game=room.game,
@@ -649,8 +647,9 @@ class RoomService:
             version=room.version,
             seats=[
                 SeatInfo(s.seat, s.name, s.is_bot, s.bot_controlled, s.is_host, s.legal_version)
-                for s in self._seats(session, room)
+                for s in seats
             ],
+            seat_of_token={s.token_hash: s.seat for s in seats if s.token_hash},
             core=json.loads(room.state) if room.state else None,
             next_code=room.next_code,
             engine=self.engines[room.game],

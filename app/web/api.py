@@ -73,10 +73,10 @@ class ActionBody(BaseModel):
     action: dict[str, Any]
 
 
-def _seat(request: Request, code: str) -> int | None:
+async def _seat(request: Request, code: str) -> int | None:
     header = request.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else None
-    seat = get_service(request).seat_for_token(code, token)
+    seat = await run_in_threadpool(get_service(request).seat_for_token, code, token)
     if token and seat is None:
         raise Forbidden(N_("This token is not a seat of this room."))
     return seat
@@ -153,7 +153,7 @@ async def create_room(request: Request, body: CreateRoomBody) -> Any:
 @router.get("/rooms/{code}")
 async def get_room(request: Request, code: str) -> Any:
     try:
-        return await _answer(request, code, _seat(request, code))
+        return await _answer(request, code, await _seat(request, code))
     except RoomError as refused:
         return _refusal(refused)
 
@@ -173,7 +173,7 @@ async def join(request: Request, code: str, body: JoinBody) -> Any:
 async def bots(request: Request, code: str, body: BotsBody) -> Any:
     service = get_service(request)
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         snapshot = await run_in_threadpool(service.load, code)
         if snapshot.status == "waiting":
             if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
@@ -191,7 +191,7 @@ async def bots(request: Request, code: str, body: BotsBody) -> Any:
 async def take_back(request: Request, code: str) -> Any:
     """Take your seat back from the bot the host handed it to."""
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         await run_in_threadpool(get_service(request).set_bot_control, code, seat, seat, False)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
@@ -203,7 +203,7 @@ async def take_back(request: Request, code: str) -> Any:
 async def remove_seat(request: Request, code: str, target: int) -> Any:
     """The host removes a waiting player (before the start)."""
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         await run_in_threadpool(get_service(request).remove_seat, code, seat, target)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
@@ -214,7 +214,7 @@ async def remove_seat(request: Request, code: str, target: int) -> Any:
 @router.post("/rooms/{code}/start")
 async def start(request: Request, code: str) -> Any:
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         await run_in_threadpool(get_service(request).start, code, seat)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
@@ -226,7 +226,7 @@ async def start(request: Request, code: str) -> Any:
 async def play_again(request: Request, code: str) -> Any:
     """The host sets up a new room with the same game, options and bots; others may join it."""
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         new_code, token = await run_in_threadpool(get_service(request).play_again, code, seat)
         await get_live(request).after_change(code)
     except RoomError as refused:
@@ -239,12 +239,12 @@ async def play_again(request: Request, code: str) -> Any:
 async def act(request: Request, code: str, body: ActionBody) -> Any:
     service = get_service(request)
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         snapshot = await run_in_threadpool(service.act, code, seat, body.version, body.action)
     except RoomError as refused:
         if refused.status == 409:
             try:
-                fresh = await _answer(request, code, _seat(request, code))
+                fresh = await _answer(request, code, await _seat(request, code))
             except RoomError:
                 return _refusal(refused)
             return JSONResponse(
@@ -260,7 +260,7 @@ async def act(request: Request, code: str, body: ActionBody) -> Any:
 async def game_log(request: Request, code: str) -> Any:
     """The game log as this seat may read it (the spectator's without a token)."""
     try:
-        seat = _seat(request, code)
+        seat = await _seat(request, code)
         snapshot = await run_in_threadpool(get_service(request).load, code)
     except RoomError as refused:
         return _refusal(refused)

@@ -49,14 +49,35 @@ def get_seat_token(connection: HTTPConnection, code: str) -> str | None:
     return connection.cookies.get(seat_cookie(code))
 
 
-SettingsDep = Annotated[Settings, Depends(get_app_settings)]
-ServiceDep = Annotated[RoomService, Depends(get_service)]
-LiveDep = Annotated[LiveRooms, Depends(get_live)]
-LocaleDep = Annotated[str, Depends(get_locale)]
-SeatTokenDep = Annotated[str | None, Depends(get_seat_token)]
+# FastAPI runs plain functions in worker threads: these cheap reads are given to it as coroutines.
+async def _settings_dependency(connection: HTTPConnection) -> Settings:
+    return get_app_settings(connection)
 
 
-def get_seat(service: ServiceDep, code: str, token: SeatTokenDep) -> int | None:
+async def _service_dependency(connection: HTTPConnection) -> RoomService:
+    return get_service(connection)
+
+
+async def _live_dependency(connection: HTTPConnection) -> LiveRooms:
+    return get_live(connection)
+
+
+async def _locale_dependency(connection: HTTPConnection) -> str:
+    return get_locale(connection)
+
+
+async def _seat_token_dependency(connection: HTTPConnection, code: str) -> str | None:
+    return get_seat_token(connection, code)
+
+
+SettingsDep = Annotated[Settings, Depends(_settings_dependency)]
+ServiceDep = Annotated[RoomService, Depends(_service_dependency)]
+LiveDep = Annotated[LiveRooms, Depends(_live_dependency)]
+LocaleDep = Annotated[str, Depends(_locale_dependency)]
+SeatTokenDep = Annotated[str | None, Depends(_seat_token_dependency)]
+
+
+def get_seat(service: ServiceDep, code: str, token: SeatTokenDep) -> int | None:  # a worker thread: it reads
     """The seat the request's cookie holds in room ``code``; ``None`` for a spectator.
 
     An unknown room is no seat either: the route then answers the room's own "not found".

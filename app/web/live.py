@@ -234,6 +234,7 @@ class LiveRooms:
         self.rooms: dict[str, RoomLive] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._bot_rerun: set[str] = set()
+        self._publishing = 0  # publishes under way (tests wait for them)
 
     def connected(self, code: str) -> frozenset[int]:
         room = self.rooms.get(code)
@@ -264,25 +265,31 @@ class LiveRooms:
         room = self.rooms.get(code)
         if room is None:
             return
-        async with room.lock:
-            tabs = [only] if only is not None else list(room.tabs)
-            tabs = [tab for tab in tabs if tab in room.tabs]
-            if not tabs:
-                return
-            try:
-                snapshot = await run_in_threadpool(self.service.load, code)
-            except RoomError:
-                return
-            connected = room.connected()
-
-            def plan() -> list[tuple[Tab, str]]:
-                viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected) for tab in tabs}
-                return bring_up_to_date(tabs, viewers)
-
-            for tab, message in await run_in_threadpool(plan):
-                tab.push(message)
+        self._publishing += 1
+        try:
+            async with room.lock:
+                await self._publish(code, room, [only] if only is not None else list(room.tabs))
+        finally:
+            self._publishing -= 1
         if not room.tabs and self.rooms.get(code) is room:
             self.rooms.pop(code, None)
+
+    async def _publish(self, code: str, room: RoomLive, tabs: list[Tab]) -> None:
+        tabs = [tab for tab in tabs if tab in room.tabs]
+        if not tabs:
+            return
+        try:
+            snapshot = await run_in_threadpool(self.service.load, code)
+        except RoomError:
+            return
+        connected = room.connected()
+
+        def plan() -> list[tuple[Tab, str]]:
+            viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected) for tab in tabs}
+            return bring_up_to_date(tabs, viewers)
+
+        for tab, message in await run_in_threadpool(plan):
+            tab.push(message)
 
     def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
         """A room page's regions (its tab connects later with the page's version)."""
@@ -325,8 +332,10 @@ class LiveRooms:
         self.kick_bots(code)
 
     async def idle(self) -> None:
-        """Wait until no bot task runs and every push is sent (tests)."""
-        while any(not task.done() for task in self._bot_tasks.values()) or any(
-            tab.unsent and not tab.closed for room in self.rooms.values() for tab in room.tabs
+        """Wait until no bot task or publish runs and every push is sent (tests)."""
+        while (
+            self._publishing
+            or any(not task.done() for task in self._bot_tasks.values())
+            or any(tab.unsent and not tab.closed for room in self.rooms.values() for tab in room.tabs)
         ):
             await asyncio.sleep(0.01)
