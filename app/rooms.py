@@ -451,16 +451,14 @@ class RoomService:
 
     def bot_step(self, code: str) -> bool:
         """Let one bot seat that the game waits for act. Returns whether a bot acted."""
+        if self._bot_to_act(self.load(code)) is None:
+            return False  # known without taking the write lock
         with self._lock(code):
             with self.db.write() as session:
                 room = self._current(session, code)
-                if room.status != "playing" or room.core is None:
+                seat = self._bot_to_act(room)
+                if seat is None or room.core is None:
                     return False
-                robots = {s.seat for s in room.seats if s.played_by_bot}
-                waiting = [number for number in room.to_act() if number in robots]
-                if not waiting:
-                    return False
-                seat = waiting[0]
                 rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
                 try:
                     after = self._apply(session, room, seat, room.engine.bot_action(room.core, seat, rng))
@@ -474,6 +472,12 @@ class RoomService:
             return True
 
     # ----------------------------------------------------------------- internals
+    @staticmethod
+    def _bot_to_act(room: RoomSnapshot) -> int | None:
+        """The first seat played by a bot that the game waits for."""
+        robots = {s.seat for s in room.seats if s.played_by_bot}
+        return next((number for number in room.to_act() if number in robots), None)
+
     def _apply(self, session: Session, room: RoomSnapshot, seat: int, action: dict[str, Any]) -> RoomSnapshot:
         """Apply, append to the log and move the version on; the new snapshot (not yet remembered).
 

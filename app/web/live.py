@@ -307,6 +307,13 @@ class LiveRooms:
         self._bot_tasks[code] = asyncio.create_task(self._drive_bots(code))
 
     async def _drive_bots(self, code: str) -> None:
+        try:
+            await self._bots_play(code)
+        finally:
+            if self._bot_tasks.get(code) is asyncio.current_task():
+                del self._bot_tasks[code]
+
+    async def _bots_play(self, code: str) -> None:
         while True:
             await asyncio.sleep(self.bot_delay)
             if self.window_delay and await run_in_threadpool(self.service.window_open_for_people, code):
@@ -329,7 +336,12 @@ class LiveRooms:
 
     async def after_change(self, code: str) -> None:
         await self.publish(code)
-        self.kick_bots(code)
+        try:
+            room = await run_in_threadpool(self.service.load, code)
+        except RoomError:
+            return
+        if room.status == "playing" and any(seat.played_by_bot for seat in room.seats):
+            self.kick_bots(code)
 
     async def idle(self) -> None:
         """Wait until no bot task or publish runs and every push is sent (tests)."""
