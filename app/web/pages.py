@@ -352,7 +352,7 @@ async def room_socket(
         return
     try:
         # Not SeatDep: an unknown room closes the socket here, after the origin check.
-        seat = service.seat_for_token(code, token)
+        seat = await run_in_threadpool(service.seat_for_token, code, token)
     except RoomError:
         await socket.close(code=4404)
         return
