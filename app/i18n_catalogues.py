@@ -17,7 +17,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po, write_po
 
-from app.games.registry import ENGINES
+from app.games.registry import ENGINES, package_of
 
 APP = Path(__file__).resolve().parent
 ROOT = APP.parent
@@ -33,7 +33,6 @@ class Part:
 
 
 def parts() -> list[Part]:
-    game_dirs = {engine.info.id: engine.__class__.__module__.split(".")[2] for engine in ENGINES.values()}
     found = [
         Part(
             "platform",
@@ -46,7 +45,9 @@ def parts() -> list[Part]:
             APP / "locale",
         )
     ]
-    for game_id, package in sorted(game_dirs.items()):
+    for game_id in sorted(ENGINES):
+        package = package_of(game_id)
+        assert package is not None, game_id  # the registry loads each engine from its package
         found.append(
             Part(
                 game_id,
@@ -95,7 +96,7 @@ def missing(part: Part, locale: str) -> list[str]:
 
 def update(part: Part) -> None:
     try:
-        from opencc import OpenCC  # type: ignore[import-untyped]
+        from opencc import OpenCC
 
         to_simplified = OpenCC("t2s").convert
     except ImportError:  # pragma: no cover - a dev dependency
@@ -115,7 +116,7 @@ def update(part: Part) -> None:
                 string = (
                     to_simplified(source.string)
                     if isinstance(source.string, str)
-                    else tuple(to_simplified(s) for s in source.string)  # type: ignore[assignment]
+                    else tuple(to_simplified(s) for s in source.string)
                 )
             catalog.add(message, string)
         part.locale_dir.mkdir(parents=True, exist_ok=True)

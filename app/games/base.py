@@ -148,8 +148,6 @@ class Moves(Protocol):
 class Rules(Moves, Protocol):
     """A game's ``rules`` module: the flow of play (see app/games/README.md)."""
 
-    __name__: str
-
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State: ...
 
     def to_act(self, state: State) -> list[int]: ...
@@ -207,15 +205,10 @@ class ModuleEngine:
 def make_engine(info: GameInfo, *, rules: Rules, view: Redaction, bot: Bot) -> ModuleEngine:
     """A game's ``ENGINE``, made in its ``__init__.py``: ``make_engine(INFO, rules=rules, view=view, bot=bot)``.
 
-    The engine's class is a subclass of ``ModuleEngine`` named for the game and placed in the game's
-    package, so tracebacks and reprs name the game and ``type(ENGINE).__module__`` is the package
-    (``app/i18n_catalogues.py`` finds a game's source files that way).
+    Every game's engine is a plain ``ModuleEngine``: its repr names the game, a traceback passes
+    through the game's own modules, and ``registry.package_of`` gives the game's package.
     """
-    package = rules.__name__.rpartition(".")[0]
-    name = "".join(part.capitalize() for part in info.id.replace("_", "-").split("-")) + "Engine"
-    cls = type(name, (ModuleEngine,), {"__module__": package, "__qualname__": name, "__doc__": info.name_en})
-    engine: ModuleEngine = cls(info, rules, view, bot)
-    return engine
+    return ModuleEngine(info, rules, view, bot)
 
 
 def new_state(game_id: str, players: int, options: dict[str, Any], seed: int) -> State:
