@@ -54,7 +54,7 @@ def choose_locale(query: str | None, cookie: str | None, accept_language: str | 
     """The locale asked for by ``?lang=``, else the cookie, else the browser's languages."""
     for explicit in (query, cookie):
         if explicit in LOCALES:
-            return explicit  # type: ignore[return-value]
+            return explicit
     for part in (accept_language or "").split(","):
         tag = part.split(";")[0].strip().lower()
         if not tag:
