@@ -26,7 +26,7 @@ def tile_value(players: int, sheet: dict[str, Any], tile: str) -> float:
     before = scoring.score_sheet(players, sheet["country"], sheet["token"], held, 0)["subtotal"]
     after = scoring.score_sheet(players, sheet["country"], sheet["token"], [*held, tile], 0)["subtotal"]
     info = data.TILES[tile]
-    prospects = (info["industry"] == sheet["token"]) + (info["country"] == sheet["country"])
+    prospects: int = (info["industry"] == sheet["token"]) + (info["country"] == sheet["country"])
     return after - before + 0.5 * prospects
 
 
@@ -64,8 +64,9 @@ def budget_left(seen: dict[str, Any], me: int, price: float) -> float:
     nothing as the tiles run out.
     """
     rivals = max(expected_spend(seen, s) for s in range(seen["players"]) if s != me)
-    remaining = 1 - len(seen["history"]) / seen["turns"]
-    return 0.95 * rivals + price * AVERAGE_TILE_POINTS * remaining - seen["sheet"]["spent"]
+    remaining: float = 1 - len(seen["history"]) / seen["turns"]
+    spent: int = seen["sheet"]["spent"]
+    return 0.95 * rivals + price * AVERAGE_TILE_POINTS * remaining - spent
 
 
 def bot_action(state: State, seat: int, rng: random.Random) -> Action:

@@ -82,10 +82,11 @@ def rounds_with_auctioneer(players: int) -> int:
 
 def auctioneer_of(state: State, turn: int) -> int | None:
     """The auctioneer of auction ``turn`` (0-based), None for the 3-player last tile."""
-    players = state["players"]
+    players: int = state["players"]
     if turn >= players * rounds_with_auctioneer(players):
         return None
-    return (state["first_auctioneer"] + turn) % players
+    first: int = state["first_auctioneer"]
+    return (first + turn) % players
 
 
 def tile_params(tile: str) -> dict[str, Any]:
@@ -154,7 +155,10 @@ def to_act(state: State) -> list[int]:
     if phase == "bidding":
         return [s for s in auction["bidders"] if s not in auction["submitted"]]
     if phase == "award":
-        return [next_auctioneer(state)]
+        auctioneer = next_auctioneer(state)
+        # Only 5-player games have an award window, and only 3-player games a last tile with no auctioneer.
+        assert auctioneer is not None
+        return [auctioneer]
     return []
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 from itertools import combinations
+from typing import TypedDict
 
 from app.games.qe import data
 
@@ -83,7 +84,16 @@ def score_sheet(players: int, country: str, token: str, tiles: list[str], zero_r
     return sheet
 
 
-def final_standings(players: int, subtotals: list[int], spends: list[int]) -> dict[str, list]:
+class Standings(TypedDict):
+    """The spending step's outcome, per seat (``winners``: the seats that share the win)."""
+
+    bonuses: list[int]
+    totals: list[int]
+    eliminated: list[bool]
+    winners: list[int]
+
+
+def final_standings(players: int, subtotals: list[int], spends: list[int]) -> Standings:
     """Apply the spending step and pick the winners.
 
     The lowest spenders (all tied) get the bonus; the highest spenders (all tied) are eliminated,

@@ -57,13 +57,17 @@ def _history(state: State, seat: int | None) -> list[dict[str, Any]]:
 
 def _own_bids(steps: list[list[int | None]], seat: int | None, auctioneer: int | None) -> list[int]:
     """The bids the seat handed in: its first, then one per re-bid it was tied into."""
-    if seat is None or seat == auctioneer or not steps or steps[0][seat] is None:
+    if seat is None or seat == auctioneer or not steps:
         return []
-    own = [steps[0][seat]]
+    first = steps[0][seat]
+    if first is None:
+        return []
+    own = [first]
     for before, step in zip(steps, steps[1:], strict=False):
         top = max(b for b in before if b is not None)
-        if before[seat] == top and step[seat] is not None:
-            own.append(step[seat])
+        bid = step[seat]
+        if before[seat] == top and bid is not None:
+            own.append(bid)
     return own
 
 
@@ -123,7 +127,7 @@ def view(state: State, seat: int | None) -> View:
     players = state["players"]
     history = _history(state, seat)
     finished = state["finished"]
-    you = seat is not None and 0 <= seat < players
+    me = seat if seat is not None and 0 <= seat < players else None  # None: a spectator
     final = None
     if finished:
         f = state["final"]
@@ -145,7 +149,7 @@ def view(state: State, seat: int | None) -> View:
         "game": data.GAME_ID,
         "phase": state["phase"],
         "players": players,
-        "seat": seat if you else None,
+        "seat": me,
         "to_act": rules.to_act(state),
         "turn": min(state["turn"] + 1, state["turns"]),
         "turns": state["turns"],
@@ -154,12 +158,12 @@ def view(state: State, seat: int | None) -> View:
         "auction": _current_auction(state, seat),
         "last_award": last,
         "next_auctioneer": rules.next_auctioneer(state) if state["phase"] == "award" else None,
-        "can_peek": you and rules.peek_allowed(state, seat),
+        "can_peek": me is not None and rules.peek_allowed(state, me),
         "zero_bids_score": players >= 4,
         "remaining_tiles": [tile_info(t) for t in data.TILES if t in state["deck"]],
         "table": [_public_seat(state, history, s) for s in range(players)],
         "history": history,
-        "sheet": sheet(state, history, seat) if you and not finished else None,
+        "sheet": sheet(state, history, me) if me is not None and not finished else None,
         "final": final,
         "events": base.visible_events(state, seat),
     }
