@@ -130,7 +130,8 @@ def _choose_buyer(state: State, seat: int) -> Action:
     def need(colour: str) -> int:
         if colour not in state["live"]:
             return -1
-        return state["tulips"][seat][colour] - buyers_of(state, seat, colour)
+        held: int = state["tulips"][seat][colour]
+        return held - buyers_of(state, seat, colour)
 
     if state["face_up"]:
         index = max(

@@ -41,11 +41,13 @@ def colour_ref(colour: str) -> str:
 
 
 def left(state: State, seat: int) -> int:
-    return (seat + 1) % state["players"]
+    players: int = state["players"]
+    return (seat + 1) % players
 
 
 def right(state: State, seat: int) -> int:
-    return (seat - 1) % state["players"]
+    players: int = state["players"]
+    return (seat - 1) % players
 
 
 def price(state: State, colour: str) -> int:
@@ -53,7 +55,8 @@ def price(state: State, colour: str) -> int:
 
 
 def buyers_of(state: State, seat: int, colour: str) -> int:
-    return state["buyers"][seat].count(colour)
+    buyers: list[str] = state["buyers"][seat]
+    return buyers.count(colour)
 
 
 def tulip_total(state: State, seat: int) -> int:
@@ -131,10 +134,11 @@ def can_fulfil(state: State, seat: int, card: int, colour: str) -> bool:
         if card == SPECULATE_BY_PROXY and data.speculate(cell) is None:
             return False
         return buyers_of(state, seat, colour) >= BUYERS_NEEDED[card]
+    cash: int = state["cash"][seat]
     if card == PURCHASE:
-        return state["cash"][seat] >= data.value(cell)
+        return cash >= data.value(cell)
     jump = data.speculate(cell)
-    return jump is not None and state["cash"][seat] >= data.value(jump[0])
+    return jump is not None and cash >= data.value(jump[0])
 
 
 def playable_cards(state: State, seat: int) -> list[int]:
@@ -334,7 +338,7 @@ def sale_winner(state: State, cards: list[int | None]) -> int | None:
     if best == PASS:
         return None
     tied = {seat for seat, card in enumerate(cards) if card == best}
-    seat = state["priority"]
+    seat: int = state["priority"]
     while seat not in tied:
         seat = right(state, seat)
     return seat
