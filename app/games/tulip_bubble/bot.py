@@ -142,7 +142,7 @@ def _can_cash_out_for_black_tulip(state: State, seat: int) -> bool:
     """Whether selling everything now leaves 120 cash and no mortgage, so the black tulip is ours."""
     if not state["mortgages"][seat] and state["cash"][seat] >= BLACK_TULIP_PRICE:
         return False  # already qualified: keep the hand, the declaration is automatic
-    liquid = state["cash"][seat] + sum(prices.market_price(state, card) for card in state["hands"][seat])
+    liquid: int = state["cash"][seat] + sum(prices.market_price(state, card) for card in state["hands"][seat])
     liquid += sum(prices.market_price(state, m["card"]) - m["amount"] for m in state["mortgages"][seat])
     return liquid >= BLACK_TULIP_PRICE
 

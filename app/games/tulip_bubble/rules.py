@@ -105,7 +105,9 @@ def setup(players: int, options: dict[str, Any], seed: int) -> State:
     base.log_event(
         state,
         N_("Prices start at red {red}, white {white}, yellow {yellow}."),
-        **_level_params(state["levels"]),
+        # mypy cannot tell that these keys (the three colours) are never log_event's `to` or `not_to`;
+        # naming them one by one would change the order the event records them in (the shuffled levels').
+        **_level_params(state["levels"]),  # type: ignore[arg-type]
     )
     if chosen[JOINING_MID_GAME]:
         _supply_and_demand(state)
@@ -261,7 +263,8 @@ def _placeable_cards(state: State, seat: int) -> list[str]:
 
 def _minimum_bid(state: State) -> int:
     auction = state["auction"]
-    return (auction["high"] if auction["high"] is not None else auction["market"]) + 1
+    standing: int = auction["high"] if auction["high"] is not None else auction["market"]
+    return standing + 1
 
 
 # --- parameter parsing ---------------------------------------------------------------------------
@@ -398,7 +401,9 @@ def _begin_round(state: State) -> None:
 
 
 def _seat_in_order(state: State, index: int) -> int:
-    return (state["start_player"] + index) % state["players"]
+    start: int = state["start_player"]
+    players: int = state["players"]
+    return (start + index) % players
 
 
 def _settle_selling_turn(state: State) -> None:
@@ -530,7 +535,9 @@ def _supply_and_demand(state: State) -> None:
     base.log_event(
         state,
         N_("Supply and demand: {red} red, {white} white and {yellow} yellow tulips on the market."),
-        **counts,
+        red=counts["red"],
+        white=counts["white"],
+        yellow=counts["yellow"],
     )
     before = dict(state["levels"])
     prices.supply_and_demand(state["levels"], counts)
@@ -618,7 +625,8 @@ def tokens_available(state: State, seat: int) -> int:
 
 
 def find_mortgage(state: State, seat: int, card: str) -> dict[str, Any] | None:
-    for mortgage in state["mortgages"][seat]:
+    mortgages: list[dict[str, Any]] = state["mortgages"][seat]
+    for mortgage in mortgages:
         if mortgage["card"] == card:
             return mortgage
     return None
