@@ -42,7 +42,8 @@ def _expected_workers(state: State) -> float:
     deck = state["deck"]
     if not deck:
         return 0.0
-    return sum(MARKET_CARDS[card]["workers"] for card in deck) / len(deck)
+    workers: int = sum(MARKET_CARDS[card]["workers"] for card in deck)
+    return workers / len(deck)
 
 
 def action_value(state: State, seat: int, card: str) -> float:

@@ -439,7 +439,7 @@ def end_turn(state: State) -> None:
 def score_round(state: State) -> None:
     """Ruling 6: colour majorities with their returns, then the worker bonus; kept as a summary."""
     n = state["players"]
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "seat": seat,
             "gems": dict(state["gems"][seat]),

@@ -100,4 +100,5 @@ def view(state: State, seat: int | None) -> View:
         "winners": rules.winners(state) if state["finished"] else [],
         "events": base.visible_events(state, seat),
     }
-    return json.loads(json.dumps(seen))  # a detached copy (faster than deepcopy) of plain JSON data
+    detached: View = json.loads(json.dumps(seen))  # a copy of plain JSON data, faster than deepcopy
+    return detached
