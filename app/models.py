@@ -61,5 +61,6 @@ class ActionRecord(SQLModel, table=True):
     seq: int
     seat: int
     action: str = Field(sa_column=Column(Text, nullable=False))
-    events: str = Field(default="[]", sa_column=Column(Text, nullable=False, server_default="[]"))  # it logged
+    # the game-log events this action logged
+    events: str = Field(default="[]", sa_column=Column(Text, nullable=False, server_default="[]"))
     created_at: datetime = Field(default_factory=utcnow)
