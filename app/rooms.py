@@ -31,7 +31,7 @@ from functools import cached_property
 from typing import Any
 
 from sqlalchemy import func, text
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.db import Database
 from app.games.base import N_, Engine, IllegalAction, Result, State, random_bot_action
@@ -231,7 +231,7 @@ class RoomService:
         with self.db.read() as session:
             room = self._room(session, code)
             rows = session.exec(
-                select(ActionRecord).where(ActionRecord.room_id == room.id).order_by(ActionRecord.seq)
+                select(ActionRecord).where(ActionRecord.room_id == room.id).order_by(col(ActionRecord.seq))
             ).all()
             return [(row.seat, json.loads(row.action)) for row in rows]
 
@@ -272,7 +272,7 @@ class RoomService:
             session.flush()
             if name is not None and token is not None:
                 session.add(
-                    Seat(room_id=room.id, seat=0, name=name, token_hash=hash_token(token), is_host=True)
+                    Seat(room_id=_id(room), seat=0, name=name, token_hash=hash_token(token), is_host=True)
                 )
         return code, (0 if name is not None else None), token
 
@@ -287,7 +287,7 @@ class RoomService:
             if len(seats) >= room.players:
                 raise Conflict(N_("This room is full; you can watch the game."))
             seat = Seat(
-                room_id=room.id,
+                room_id=_id(room),
                 seat=len(seats),
                 name=unique_name(name, {s.name for s in seats}),
                 token_hash=hash_token(token),
@@ -312,7 +312,7 @@ class RoomService:
             for number in range(len(seats), len(seats) + (free if fill else 1)):
                 name = unique_name(f"Bot {BOT_NAMES[number % len(BOT_NAMES)]}", taken)
                 taken.add(name)
-                session.add(Seat(room_id=room.id, seat=number, name=name, is_bot=True))
+                session.add(Seat(room_id=_id(room), seat=number, name=name, is_bot=True))
                 added.append(number)
             self._bump(session, room)
             return added
@@ -401,10 +401,10 @@ class RoomService:
             session.add(fresh)
             session.flush()
             session.add(
-                Seat(room_id=fresh.id, seat=0, name=host.name, token_hash=hash_token(token), is_host=True)
+                Seat(room_id=_id(fresh), seat=0, name=host.name, token_hash=hash_token(token), is_host=True)
             )
             for number, bot in enumerate((s for s in seats if s.is_bot), start=1):
-                session.add(Seat(room_id=fresh.id, seat=number, name=bot.name, is_bot=True))
+                session.add(Seat(room_id=_id(fresh), seat=number, name=bot.name, is_bot=True))
             room.next_code = fresh.code
             self._bump(session, room)
             return fresh.code, token
@@ -610,7 +610,7 @@ class RoomService:
 
     @staticmethod
     def _seats(session: Session, room: Room) -> list[Seat]:
-        return list(session.exec(select(Seat).where(Seat.room_id == room.id).order_by(Seat.seat)).all())
+        return list(session.exec(select(Seat).where(Seat.room_id == room.id).order_by(col(Seat.seat))).all())
 
     @staticmethod
     def _require_host(seats: list[Seat], actor: int | None) -> Seat | None:
@@ -691,6 +691,12 @@ def replay_actions(
     for seat, action in actions:
         state = engine.apply(state, seat, action)
     return state
+
+
+def _id(room: Room) -> int:
+    """A stored room's id (set once the room is flushed)."""
+    assert room.id is not None
+    return room.id
 
 
 def _as_int(value: Any) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -88,7 +89,7 @@ def _refusal(refused: RoomError) -> JSONResponse:
     )
 
 
-def room_json(snapshot: RoomSnapshot, seat: int | None, connected: set[int]) -> dict[str, Any]:
+def room_json(snapshot: RoomSnapshot, seat: int | None, connected: AbstractSet[int]) -> dict[str, Any]:
     state = snapshot.state
     engine = snapshot.engine
     result = snapshot.result

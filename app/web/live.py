@@ -294,8 +294,8 @@ class LiveRooms:
     def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
         """A room page's regions (its tab connects later with the page's version)."""
         room = self.rooms.get(snapshot.code) or RoomLive()
-        connected = room.connected() | ({seat} - {None})
-        return Viewer(room, snapshot, seat, locale, frozenset(connected)).page_regions()
+        connected = room.connected() | (frozenset() if seat is None else frozenset({seat}))
+        return Viewer(room, snapshot, seat, locale, connected).page_regions()
 
     # ------------------------------------------------------------------ bots
     def kick_bots(self, code: str) -> None:

@@ -37,9 +37,9 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
         lstrip_blocks=True,
     )
     env.context_class = _Recorded
-    env.install_gettext_translations(
+    env.install_gettext_translations(  # type: ignore[attr-defined]  # added by jinja2.ext.i18n
         translations(locale, package_of(game_id) if game_id else None), newstyle=True
-    )  # type: ignore[attr-defined]
+    )
     env.globals.update(locale=locale, locales=LOCALES, locale_names=LOCALE_NAMES, html_lang=HTML_LANG[locale])
     env.filters["digits"] = _digits
     return env
