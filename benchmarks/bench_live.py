@@ -222,11 +222,13 @@ def running(target: str, server_dir: str | None = None) -> Iterator[Server]:
 
 
 # --------------------------------------------------------------------------- workers (sweep)
-def _client(options: Options, target: str, port: int) -> Client:
+def _client(options: Options, target: str, port: int, rooms: int) -> Client:
     return Client(
         target,
         HOST,
         port,
+        # A connection per room at most, as every browser has its own: requests never queue in the client.
+        http_limit=min(4096, rooms + 16),
         mode=options.mode,
         game=options.game,
         players=options.players,
@@ -255,7 +257,7 @@ def worker_main(
 async def _worker(
     conn: Any, options: Options, target: str, port: int, indices: list[int], deadline: float
 ) -> None:
-    client = _client(options, target, port)
+    client = _client(options, target, port, len(indices))
     try:
         try:
             info = await client.prepare(indices, deadline, options.preplay)
@@ -443,7 +445,7 @@ async def _until(condition: Any, deadline: float, step: float = 0.02) -> bool:
 
 async def _flood(options: Options, target: str, server: Server) -> dict[str, Any]:
     raise_open_files_limit()
-    client = _client(options, target, server.port)
+    client = _client(options, target, server.port, 1 + options.flood_rooms)
     probe_http = Http(HOST, server.port, 1, options.flood_timeout)
     stop = asyncio.Event()
     report: dict[str, Any] = {

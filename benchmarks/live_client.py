@@ -22,6 +22,7 @@ import resource
 import time
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -346,14 +347,23 @@ class Http:
         return _Conn(reader, writer)
 
     async def request(
-        self, method: str, path: str, headers: str = "", body: bytes = b"", timeout: float | None = None
+        self,
+        method: str,
+        path: str,
+        headers: str = "",
+        body: bytes = b"",
+        timeout: float | None = None,
+        on_send: Callable[[], None] | None = None,
     ) -> tuple[int, bytes]:
-        """Send one request; returns (status, body). Raises HttpError("timeout"|"connection")."""
+        """Send one request; returns (status, body). Raises HttpError("timeout"|"connection").
+        ``on_send`` is called just before the request goes out on its connection."""
         await self.slots.acquire()
         conn: _Conn | None = None
         try:
             async with asyncio.timeout(timeout or self.timeout):
                 conn = await self._connection()
+                if on_send is not None:
+                    on_send()
                 conn.writer.write(
                     f"{method} {path} HTTP/1.1\r\n".encode()
                     + self.host_line
@@ -732,9 +742,13 @@ class Client:
             body = urllib.parse.urlencode([("version", str(version)), *form_fields(action)]).encode()
         bucket.attempted += 1
         waiter = self.start_waiter(room, version + 1, room.live_tabs)
+
+        def sent() -> None:  # latency counts from here: a wait for a free connection is not the server's
+            waiter.t0 = waiter.last = time.monotonic()
+
         self.in_flight += 1
         try:
-            status, data = await self.http.request("POST", path, headers, body)
+            status, data = await self.http.request("POST", path, headers, body, on_send=sent)
         except HttpError as failure:
             status, data = 0, b""
             bucket.errors[failure.kind] += 1
@@ -770,34 +784,49 @@ class Client:
         self.accept(room, waiter)
 
     async def room_loop(self, room: Room, start: float) -> None:
-        """One action every ``interval`` seconds at this room's random phase, until ``stop_at``."""
+        """One action every ``interval`` seconds at this room's random phase, until ``stop_at``.
+        A tick that comes while the room's previous action still runs is skipped (and counted)."""
         tick = start + room.rng.uniform(0, self.interval)
-        while not room.finished:
-            now = time.monotonic()
-            stop_at = min(self.stop_at, room.stop_at)
-            if tick >= stop_at:
-                return
-            if tick > now:
-                await asyncio.sleep(tick - now)
-                if time.monotonic() >= min(self.stop_at, room.stop_at):
+        uncounted = tick  # the first tick not yet counted as scheduled
+        try:
+            while not room.finished:
+                now = time.monotonic()
+                if tick >= min(self.stop_at, room.stop_at):
                     return
-            (room.bucket or self.bucket).scheduled += 1
-            room.busy = True
-            try:
-                if self.target == "floor":
-                    self.act_floor(room)
-                else:
-                    await self.act_bourse(room)
-            finally:
-                room.busy = False
-            tick += self.interval
-            bucket = room.bucket or self.bucket
-            now = time.monotonic()
-            while tick <= now:  # ticks that passed while this room's action was still running
-                if tick < min(self.stop_at, room.stop_at):
-                    bucket.skipped_ticks += 1
-                    bucket.scheduled += 1
+                if tick > now:
+                    await asyncio.sleep(tick - now)
+                    if tick >= min(self.stop_at, room.stop_at):  # the end was moved meanwhile
+                        return
+                (room.bucket or self.bucket).scheduled += 1
+                uncounted = tick + self.interval
+                room.busy = True
+                try:
+                    if self.target == "floor":
+                        self.act_floor(room)
+                    else:
+                        await self.act_bourse(room)
+                finally:
+                    room.busy = False
                 tick += self.interval
+                now = time.monotonic()
+                while tick <= now:  # ticks that passed while this room's action was still running
+                    tick += self.interval
+                uncounted = self._skip(room, uncounted, tick)
+        finally:  # also when the run ends during an action: its window's remaining ticks were skipped
+            if not room.finished:
+                self._skip(room, uncounted, min(self.stop_at, room.stop_at))
+
+    def _skip(self, room: Room, first: float, until: float) -> float:
+        """Count the ticks from ``first`` up to ``until`` (and before the end) as scheduled but skipped."""
+        bucket = room.bucket or self.bucket
+        end = min(self.stop_at, room.stop_at, until)
+        if not math.isfinite(end):
+            return first
+        while first < end:
+            bucket.scheduled += 1
+            bucket.skipped_ticks += 1
+            first += self.interval
+        return max(first, until) if math.isfinite(until) else first
 
     def start_acting(self, rooms: list[Room], start: float) -> None:
         for room in rooms:
