@@ -22,10 +22,12 @@ import hashlib
 import json
 import logging
 import random
+import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -42,6 +44,7 @@ log = logging.getLogger(__name__)
 
 CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i look-alikes
 CODE_LENGTH = 13  # 13 * log2(31) ≈ 64 bits
+ROOM_CODE = re.compile(f"[0-9a-z]{{{CODE_LENGTH}}}")
 NAME_MAX = 24
 BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
 HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of KiB)
@@ -75,6 +78,14 @@ class Conflict(RoomError):
 
 class Unprocessable(RoomError):
     status = 422
+
+
+@dataclass(eq=False)
+class _RoomLock:
+    """A room's writer lock and how many threads hold it or wait for it."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
 
 
 @dataclass
@@ -174,6 +185,12 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def is_room_code(code: Any) -> bool:
+    """Whether ``code`` has a room code's shape: 13 lowercase ASCII letters or digits (``new_code``
+    draws from a smaller alphabet). Anything else is no room, known without asking the database."""
+    return isinstance(code, str) and ROOM_CODE.fullmatch(code) is not None
+
+
 def clean_name(raw: Any) -> str:
     if not isinstance(raw, str):
         raise RoomError(N_("Please give a name."))
@@ -202,7 +219,7 @@ class RoomService:
     def __init__(self, db: Database, engines: dict[str, Engine] | None = None) -> None:
         self.db = db
         self.engines = engines if engines is not None else ENGINES
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[str, _RoomLock] = {}  # only rooms someone is writing to right now
         self._locks_guard = threading.Lock()
         self._hot: OrderedDict[str, RoomSnapshot] = OrderedDict()
         self._hot_guard = threading.Lock()
@@ -568,7 +585,7 @@ class RoomService:
         """The room's snapshot: the one in memory when the database holds no newer version."""
         row = (
             session.execute(text("SELECT id, version FROM rooms WHERE code = :code"), {"code": code}).first()
-            if isinstance(code, str)
+            if is_room_code(code)
             else None
         )
         if row is None:
@@ -597,13 +614,40 @@ class RoomService:
         room.updated_at = utcnow()
         session.add(room)
 
-    def _lock(self, code: str) -> threading.Lock:
+    @contextmanager
+    def _lock(self, code: str) -> Iterator[None]:
+        """Hold the room's writer lock. Only rooms that exist get one, and it is dropped as soon as
+        nobody holds or waits for it: what anyone may ask about never grows this map."""
+        self._require_room(code)
         with self._locks_guard:
-            return self._locks.setdefault(code, threading.Lock())
+            entry = self._locks.get(code)
+            if entry is None:
+                entry = self._locks[code] = _RoomLock()
+            entry.users += 1
+        try:
+            with entry.lock:
+                yield
+        finally:
+            with self._locks_guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[code]
+
+    def _require_room(self, code: str) -> None:
+        """``NotFound`` unless the room exists (a room in memory exists; others cost one query)."""
+        if not is_room_code(code):
+            raise NotFound(N_("There is no room with this code."))
+        with self._hot_guard:
+            if code in self._hot:
+                return
+        with self.db.read() as session:
+            found = session.execute(text("SELECT 1 FROM rooms WHERE code = :code"), {"code": code}).first()
+        if found is None:
+            raise NotFound(N_("There is no room with this code."))
 
     @staticmethod
     def _room(session: Session, code: str) -> Room:
-        room = session.exec(select(Room).where(Room.code == code)).first() if isinstance(code, str) else None
+        room = session.exec(select(Room).where(Room.code == code)).first() if is_room_code(code) else None
         if room is None:
             raise NotFound(N_("There is no room with this code."))
         return room

@@ -1,0 +1,109 @@
+"""What one client can make the server keep: memory for rooms that do not exist, stored actions,
+request bodies, and the per-client rate limits and socket caps (issue 9)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.rooms import CODE_ALPHABET, NotFound, RoomService, new_code
+from tests.support import free_port, start_server
+
+
+@pytest.fixture
+def real_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
+    """``python -m app`` on a loopback port with the rate limits off (this measures what they guard)."""
+    for name in ("BOURSE_RATE_CREATE", "BOURSE_RATE_JOIN", "BOURSE_RATE_ACT", "BOURSE_RATE_CONNECT"):
+        monkeypatch.setenv(name, "off")
+    port = free_port()
+    with (tmp_path / "server.log").open("wb") as log:
+        process = start_server(tmp_path / "bourse.db", port, log=log)
+        try:
+            yield f"http://127.0.0.1:{port}", process.pid
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def made_up_code(number: int) -> str:
+    """Half long junk codes (the issue's 4000 characters), half codes shaped like real ones."""
+    if number % 2:
+        return "".join(random.choices(CODE_ALPHABET, k=4000))
+    return new_code()
+
+
+async def post_all(port: int, paths: list[str], body: bytes, connections: int = 16) -> list[int]:
+    """POST ``body`` to every path over a few keep-alive connections; the status codes, in order.
+
+    A bare HTTP/1.1 client: httpx spends more time per request than the server does."""
+    statuses = [0] * len(paths)
+    queue = list(enumerate(paths))
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            while queue:
+                index, path = queue.pop()
+                writer.write(
+                    f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body
+                )
+                head = await reader.readuntil(b"\r\n\r\n")
+                statuses[index] = int(head.split(b" ", 2)[1])
+                length = next(
+                    int(line.split(b":", 1)[1])
+                    for line in head.lower().split(b"\r\n")
+                    if line.startswith(b"content-length:")
+                )
+                await reader.readexactly(length)
+        finally:
+            writer.close()
+
+    await asyncio.gather(*(connection() for _ in range(connections)))
+    return statuses
+
+
+@pytest.mark.timeout(180)
+def test_requests_for_unknown_rooms_leave_memory_flat(real_server: tuple[str, int]) -> None:
+    url, pid = real_server
+    port = int(url.rsplit(":", 1)[1])
+
+    def hammer(count: int) -> None:
+        paths = [f"/api/rooms/{made_up_code(number)}/join" for number in range(count)]
+        statuses = asyncio.run(post_all(port, paths, b'{"name": "Mallory"}'))
+        assert set(statuses) == {404}
+
+    hammer(4000)  # warm up: the connection pool, page caches and the allocator reach their working size
+    before = rss_kib(pid)
+    started = time.monotonic()
+    hammer(20_000)
+    grown = rss_kib(pid) - before
+    assert grown < 5 * 1024, f"RSS grew {grown} KiB over 20,000 requests ({time.monotonic() - started:.0f} s)"
+
+
+def test_the_writer_keeps_no_lock_for_rooms_nobody_is_writing(service: RoomService, toy_game: str) -> None:
+    code, _, _ = service.create_room(toy_game, 2, {}, "Ann")
+    service.join(code, "Bob")
+    service.start(code, 0)
+    service.act(code, 0, service.load(code).version, {"type": "pick", "number": 1})
+    for made_up in (new_code(), "x" * 4000, "nosuchroom234"):
+        with pytest.raises(NotFound):
+            service.join(made_up, "Mallory")
+        with pytest.raises(NotFound):
+            service.act(made_up, 0, 1, {"type": "pick", "number": 1})
+        with pytest.raises(NotFound):
+            service.start(made_up, 0)
+    assert service._locks == {}  # noqa: SLF001
