@@ -1,11 +1,44 @@
-"""Settings, read from the environment (and an optional ``.env`` file)."""
+"""Settings, read from the environment (and an optional ``.env`` file).
+
+The README's settings table documents each one; keep the two in step.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+RATE = re.compile(r"\s*(\d+)\s*/\s*(second|minute|hour|day)s?\s*")
+NO_LIMIT = {"", "0", "off", "none", "unlimited"}
+
+
+@dataclass(frozen=True)
+class Rate:
+    """At most ``count`` requests per ``seconds`` for one client, as a burst or spread out.
+
+    ``count`` 0 means no limit."""
+
+    count: int
+    seconds: int
+
+    @property
+    def unlimited(self) -> bool:
+        return self.count == 0
+
+
+def parse_rate(text: str) -> Rate:
+    """``"30/hour"`` (units: second, minute, hour, day); ``"off"`` or ``"0"`` for no limit."""
+    if text.strip().lower() in NO_LIMIT:
+        return Rate(0, 1)
+    match = RATE.fullmatch(text.lower())
+    if match is None:
+        raise ValueError(f"a rate is like '30/hour' or 'off', not {text!r}")
+    return Rate(int(match[1]), UNITS[match[2]])
 
 
 class Settings(BaseSettings):
@@ -19,6 +52,26 @@ class Settings(BaseSettings):
     secure_cookies: bool = Field(False, validation_alias="BOURSE_SECURE_COOKIES")
     public_url: str = Field("", validation_alias="BOURSE_PUBLIC_URL")
     forwarded_allow_ips: str = Field("127.0.0.1", validation_alias="FORWARDED_ALLOW_IPS")
+
+    # What one client may ask of the server (see app/web/limits.py); a rate "0" or "off" is no limit.
+    max_body_bytes: int = Field(64 * 1024, validation_alias="BOURSE_MAX_BODY_BYTES", ge=1024)
+    rate_create: str = Field("30/hour", validation_alias="BOURSE_RATE_CREATE")
+    rate_join: str = Field("120/hour", validation_alias="BOURSE_RATE_JOIN")
+    rate_act: str = Field("120/minute", validation_alias="BOURSE_RATE_ACT")
+    rate_connect: str = Field("60/minute", validation_alias="BOURSE_RATE_CONNECT")
+    max_sockets_per_client: int = Field(50, validation_alias="BOURSE_MAX_SOCKETS_PER_CLIENT", ge=0)
+    max_sockets_per_room: int = Field(200, validation_alias="BOURSE_MAX_SOCKETS_PER_ROOM", ge=0)
+
+    # The cleanup sweep (app/cleanup.py); 0 days keeps those rooms forever, interval 0 never sweeps.
+    waiting_room_days: float = Field(7.0, validation_alias="BOURSE_WAITING_ROOM_DAYS", ge=0)
+    game_retention_days: float = Field(0.0, validation_alias="BOURSE_GAME_RETENTION_DAYS", ge=0)
+    cleanup_interval: float = Field(3600.0, validation_alias="BOURSE_CLEANUP_INTERVAL", ge=0)
+
+    @field_validator("rate_create", "rate_join", "rate_act", "rate_connect")
+    @classmethod
+    def _is_a_rate(cls, value: str) -> str:
+        parse_rate(value)
+        return value
 
 
 @lru_cache

@@ -46,6 +46,7 @@ CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i look-alikes
 CODE_LENGTH = 13  # 13 * log2(31) ≈ 64 bits
 ROOM_CODE = re.compile(f"[0-9a-z]{{{CODE_LENGTH}}}")
 NAME_MAX = 24
+ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
 BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
 HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of KiB)
 RECENT_EVENTS = 64  # game-log events a snapshot carries so pushes need no database read
@@ -200,6 +201,28 @@ def clean_name(raw: Any) -> str:
     if len(name) > NAME_MAX:
         raise RoomError(N_("A name can have at most {max} characters."), max=NAME_MAX)
     return name
+
+
+def normalised_action(action: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """What of a client's action the engine is given, and so what the log stores: its ``type`` and
+    the params the seat's legal templates of that type name (of a ``counts`` param, only the keys its
+    domain names). Anything else a client sends is dropped, so junk never reaches the log. An action of
+    a type no template has keeps only its type (the engine refuses it with its own message)."""
+    domains: dict[str, list[dict[str, Any]]] = {}
+    for template in legal:
+        if template.get("type") == action["type"]:
+            for name, domain in (template.get("params") or {}).items():
+                domains.setdefault(name, []).append(domain)
+    kept: dict[str, Any] = {"type": action["type"]}
+    for name, named in domains.items():
+        if name not in action:
+            continue
+        value = action[name]
+        if isinstance(value, dict) and all(domain.get("kind") == "counts" for domain in named):
+            keys = {key for domain in named for key in domain.get("max") or {}}
+            value = {key: count for key, count in value.items() if key in keys}
+        kept[name] = value
+    return kept
 
 
 def unique_name(name: str, taken: set[str]) -> str:
@@ -432,7 +455,11 @@ class RoomService:
         made_against = _as_int(version)
         if made_against is None:
             raise RoomError(N_("The action must name the room version it was made against."))
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        if (
+            not isinstance(action, dict)
+            or not isinstance(action.get("type"), str)
+            or len(action["type"]) > ACTION_TYPE_MAX
+        ):
             raise RoomError(N_("The action must be an object with a type."))
         with self._lock(code):
             with self.db.write() as session:
@@ -452,7 +479,7 @@ class RoomService:
                     raise Conflict(N_("The table changed before your move arrived; look again and retry."))
                 if not room.legal(seat):
                     raise Forbidden(N_("It is not your turn."))
-                after = self._apply(session, room, seat, action)
+                after = self._apply(session, room, seat, normalised_action(action, room.legal(seat)))
             self._remember(after)  # only once committed
             return after
 

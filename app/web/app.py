@@ -19,12 +19,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.config import Settings, get_settings
 from app.db import Database
+from app.games.base import N_
 from app.migrate import upgrade_to_head
 from app.rooms import RoomService
 from app.web import api, pages
 from app.web.deps import get_locale
+from app.web.limits import BodyLimit
 from app.web.live import LiveRooms
-from app.web.pages import form_to_action, page
+from app.web.pages import Refusal, form_to_action, page, refusal_response
 from app.web.render import ROOT
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in pages.py; tests import it here
@@ -70,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RequestValidationError)(validation_error)
     app.include_router(api.router)
@@ -78,16 +82,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+STARLETTE_MESSAGES = {
+    404: N_("There is no such page."),
+    405: N_("This address does not take that kind of request."),
+}
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
-    return page(
-        request,
-        get_locale(request),
-        "platform/error.html",
-        status_code=exc.status_code,
-        message=str(exc.detail),
-    )
+    if isinstance(exc, Refusal):
+        message, params = exc.message, exc.params
+    else:
+        message, params = STARLETTE_MESSAGES.get(exc.status_code, str(exc.detail)), {}
+    return refusal_response(request, exc.status_code, message, params, exc.headers)
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:

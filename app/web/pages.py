@@ -7,12 +7,14 @@ service, the live rooms, the settings, the locale and the request's seat come fr
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from app.config import Settings
 from app.games.base import N_
@@ -26,6 +28,7 @@ from app.web.deps import (
     SeatTokenDep,
     ServiceDep,
     SettingsDep,
+    get_locale,
     seat_cookie,
 )
 from app.web.live import LiveRooms, Tab
@@ -67,6 +70,40 @@ def page(
     response = HTMLResponse(html, status_code=status_code)
     if request.query_params.get("lang") in LOCALES:
         response.set_cookie(LOCALE_COOKIE, locale, max_age=60 * 60 * 24 * 365, samesite="lax")
+    return response
+
+
+class Refusal(HTTPException):
+    """A request refused before it reached the room service (too large, too many, cross-site):
+    a status and a translatable message, answered by ``refusal_response``."""
+
+    def __init__(
+        self, status: int, message: str, headers: dict[str, str] | None = None, **params: Any
+    ) -> None:
+        super().__init__(status, format_message("en", message, params, str), headers)
+        self.message = message
+        self.params = params
+
+
+def refusal_response(
+    request: Request,
+    status: int,
+    message: str,
+    params: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """``{"detail": ...}`` under ``/api/``; else the message in the visitor's language, as a flash for
+    an htmx request (its page stays) or as an error page."""
+    if request.url.path.startswith("/api/"):
+        detail = format_message("en", message, params or {}, str)
+        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+    locale = get_locale(request)
+    text = format_message(locale, message, params or {}, str)
+    if is_htmx(request):
+        flash = render_page("platform/flash.html", locale, message=text)
+        return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=status, headers=headers)
+    response = page(request, locale, "platform/error.html", status_code=status, message=text)
+    response.headers.update(headers or {})
     return response
 
 

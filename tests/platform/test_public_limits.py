@@ -4,14 +4,19 @@ request bodies, and the per-client rate limits and socket caps (issue 9)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
-from app.rooms import CODE_ALPHABET, NotFound, RoomService, new_code
+from app.config import Settings
+from app.rooms import CODE_ALPHABET, NotFound, RoomService, new_code, normalised_action
+from app.web.app import create_app
+from tests.platform.test_api import auth, new_qe_room
 from tests.support import free_port, start_server
 
 
@@ -107,3 +112,80 @@ def test_the_writer_keeps_no_lock_for_rooms_nobody_is_writing(service: RoomServi
         with pytest.raises(NotFound):
             service.start(made_up, 0)
     assert service._locks == {}  # noqa: SLF001
+
+
+# ---------------------------------------------------------------- what is stored, how large a body
+FIVE_MB = "x" * (5 * 1024 * 1024)
+
+
+def test_only_the_params_the_legal_template_names_are_stored(service: RoomService, toy_game: str) -> None:
+    code, _, _ = service.create_room(toy_game, 2, {}, "Ann")
+    service.join(code, "Bob")
+    service.start(code, 0)
+    junk = {"junk": "x" * 10_000, "number.extra": {"deep": [1, 2, 3]}}
+    service.act(code, 0, service.load(code).version, {"type": "pick", "number": "2", **junk})
+    assert service.action_log(code) == [(0, {"type": "pick", "number": "2"})]
+    assert service.replay(code) == service.load(code).state
+
+
+def test_counts_keep_only_the_keys_their_domain_names() -> None:
+    legal = [
+        {
+            "type": "take",
+            "label": "Take",
+            "params": {"gems": {"kind": "counts", "max": {"red": 2, "blue": 1}}},
+        }
+    ]
+    action = {"type": "take", "gems": {"red": 1, "junk": FIVE_MB}, "other": 1}
+    assert normalised_action(action, legal) == {"type": "take", "gems": {"red": 1}}
+    assert normalised_action({"type": "fly", "to": "moon"}, legal) == {"type": "fly"}
+
+
+def test_a_five_megabyte_action_is_refused_and_nothing_is_stored(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client:
+        code, tokens = new_qe_room(client, 3)
+        room = client.get(f"/api/rooms/{code}").json()
+        seat = room["to_act"][0]
+        action = {"type": "open_bid", "amount": 5, "junk": FIVE_MB}
+        answer = client.post(
+            f"/api/rooms/{code}/actions",
+            json={"version": room["version"], "action": action},
+            headers=auth(tokens[seat]),
+        )
+        assert answer.status_code == 413 and answer.json() == {
+            "detail": "This request is too large (at most 64 KB)."
+        }
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: the body is counted as it is read
+            yield json.dumps({"version": room["version"], "action": {"type": "open_bid", "amount": 5}})[
+                :-1
+            ].encode()
+            for _ in range(80):
+                yield b" " * 65536
+            yield b"}"
+
+        streamed = client.post(
+            f"/api/rooms/{code}/actions",
+            content=chunks(),
+            headers={**auth(tokens[seat]), "content-type": "application/json"},
+        )
+        assert streamed.status_code == 413 and "too large" in streamed.json()["detail"]
+
+        client.cookies.set(f"bourse_seat_{code}", tokens[seat])
+        form = client.post(
+            f"/r/{code}/act?lang=zh_Hant",
+            data={"version": str(room["version"]), "type": "open_bid", "amount": "5", "junk": FIVE_MB},
+        )
+        assert form.status_code == 413 and "太大" in form.text
+        htmx = client.post(
+            f"/r/{code}/act",
+            content=chunks(),
+            headers={"HX-Request": "true", "content-type": "application/x-www-form-urlencoded"},
+        )
+        assert htmx.status_code == 413 and 'id="r-flash"' in htmx.text
+
+        assert (
+            client.post("/api/rooms", json={"game": "qe", "players": 3, "name": FIVE_MB}).status_code == 413
+        )
+        assert client.get(f"/api/rooms/{code}").json()["version"] == room["version"]
+        assert client.app.state.service.action_log(code) == []  # type: ignore[attr-defined]
