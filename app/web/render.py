@@ -37,12 +37,31 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
         lstrip_blocks=True,
     )
     env.context_class = _Recorded
-    env.install_gettext_translations(  # type: ignore[attr-defined]  # added by jinja2.ext.i18n
-        translations(locale, package_of(game_id) if game_id else None), newstyle=True
-    )
+    catalogue = translations(locale, package_of(game_id) if game_id else None)
+    env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]  # jinja2.ext.i18n
+    gettext, ngettext = _direct_gettext(catalogue)
+    env.globals.update(_=gettext, gettext=gettext, ngettext=ngettext)
     env.globals.update(locale=locale, locales=LOCALES, locale_names=LOCALE_NAMES, html_lang=HTML_LANG[locale])
     env.filters["digits"] = _digits
     return env
+
+
+def _direct_gettext(catalogue: Any) -> tuple[Callable[..., Markup], Callable[..., Markup]]:
+    """Jinja's new-style ``gettext`` and ``ngettext`` for autoescaped templates, called directly.
+
+    The same results (the translation is markup, its ``%(name)s`` values are escaped, and it is always
+    formatted, so a literal % is written %%), without the per-call context lookups of the extension's
+    versions, which were a good part of every render. Every template here is autoescaped (.html).
+    """
+
+    def gettext(message: str, /, **values: Any) -> Markup:
+        return Markup(catalogue.gettext(message)) % values
+
+    def ngettext(singular: str, plural: str, count: int, /, **values: Any) -> Markup:
+        values.setdefault("num", count)
+        return Markup(catalogue.ngettext(singular, plural, count)) % values
+
+    return gettext, ngettext
 
 
 def _digits(value: Any) -> str:
@@ -140,7 +159,6 @@ def seat_context(
 
 # --------------------------------------------------------------------------- rendering once
 READS = "__bourse_reads__"  # the context entry where a render notes the names it looks up
-_ALL_KEYS = object()  # the template walked the whole view
 _MISSING = object()
 
 
@@ -154,48 +172,92 @@ class _Recorded(Context):
         return super().resolve_or_missing(key)
 
 
+_WHOLE = object()  # a read of a whole dict (walked, compared, printed)
+_TRUTH = object()  # a read of whether a dict is empty
+_A_DICT = object()  # a read of whether a value is a dict (``x is none`` reads nothing else)
+
+
 class _RecordedView(dict[str, Any]):
-    """A view that notes which of its keys a template reads."""
+    """A view (or a dict inside it) that notes the paths a template reads.
 
-    __slots__ = ("_bourse_reads",)
+    Reading a key that holds a dict gives that dict recorded in turn, so ``view.auction.auctioneer``
+    depends on the auctioneer alone, not on the whole auction; any other value (a list, a number) is
+    a read of that value as a whole. Walking, sizing or comparing a dict is a read of all of it.
+    """
 
-    def __init__(self, data: dict[str, Any], reads: set[tuple[str, Any]]) -> None:
+    __slots__ = ("_bourse_reads", "_bourse_path")
+
+    def __init__(self, data: dict[str, Any], reads: set[tuple[str, Any]], path: tuple[Any, ...] = ()) -> None:
         super().__init__(data)
         self._bourse_reads = reads
+        self._bourse_path = path
+
+    def _read(self, key: Any, value: Any) -> Any:
+        path = (*self._bourse_path, key)
+        if type(value) is dict:
+            self._bourse_reads.add(("view", (*path, _A_DICT)))
+            return _RecordedView(value, self._bourse_reads, path)
+        self._bourse_reads.add(("view", path))
+        return value
 
     def __getitem__(self, key: str) -> Any:
-        self._bourse_reads.add(("view", key))
-        return super().__getitem__(key)
+        try:
+            value = super().__getitem__(key)
+        except KeyError:
+            self._bourse_reads.add(("view", (*self._bourse_path, key)))
+            raise
+        return self._read(key, value)
 
     def get(self, key: str, default: Any = None) -> Any:
-        self._bourse_reads.add(("view", key))
-        return super().get(key, default)
+        if super().__contains__(key):
+            return self._read(key, super().__getitem__(key))
+        self._bourse_reads.add(("view", (*self._bourse_path, key)))
+        return default
 
     def __contains__(self, key: object) -> bool:
-        self._bourse_reads.add(("view", key))
+        self._bourse_reads.add(("view", (*self._bourse_path, key)))
         return super().__contains__(key)
 
-    def _everything(self) -> None:
-        self._bourse_reads.add(("view", _ALL_KEYS))
+    def __bool__(self) -> bool:
+        self._bourse_reads.add(("view", (*self._bourse_path, _TRUTH)))
+        return super().__len__() > 0
+
+    def _whole(self) -> None:
+        self._bourse_reads.add(("view", (*self._bourse_path, _WHOLE)))
 
     def __iter__(self) -> Any:
-        self._everything()
+        self._whole()
         return super().__iter__()
 
     def __len__(self) -> int:
-        self._everything()
+        self._whole()
         return super().__len__()
 
+    def __eq__(self, other: object) -> bool:
+        self._whole()
+        return dict(super().items()) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # a dict is unhashable; defining __eq__ says so again
+
+    def __repr__(self) -> str:
+        self._whole()
+        return repr(dict(super().items()))
+
+    __str__ = __repr__
+
     def keys(self) -> Any:
-        self._everything()
+        self._whole()
         return super().keys()
 
     def values(self) -> Any:
-        self._everything()
+        self._whole()
         return super().values()
 
     def items(self) -> Any:
-        self._everything()
+        self._whole()
         return super().items()
 
 
@@ -203,7 +265,18 @@ def _input(read: tuple[str, Any], context: SeatContext) -> Any:
     """The value behind one recorded read, for this viewer."""
     kind, key = read
     if kind == "view":
-        return context.view if key is _ALL_KEYS else context.view.get(key, _MISSING)
+        value: Any = context.view
+        for step in key:
+            if step is _WHOLE:
+                return value
+            if step is _TRUTH:
+                return bool(value)
+            if step is _A_DICT:
+                return type(value) is dict
+            if not isinstance(value, dict) or step not in value:
+                return _MISSING
+            value = value[step]
+        return value
     if key == "view":
         return context.values["view"] is None
     if key in context.tokens:
