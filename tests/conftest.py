@@ -12,6 +12,11 @@ import pytest
 
 os.environ.setdefault("BOURSE_BOT_DELAY", "0")
 os.environ.setdefault("BOURSE_BOT_WINDOW_DELAY", "0")
+# Tests (and the servers they start) send far more from one address than a person does; the limits
+# have their own tests, which set them (tests/platform/test_public_limits.py).
+for _limit in ("BOURSE_RATE_CREATE", "BOURSE_RATE_JOIN", "BOURSE_RATE_ACT", "BOURSE_RATE_CONNECT"):
+    os.environ.setdefault(_limit, "off")
+os.environ.setdefault("BOURSE_MAX_SOCKETS_PER_CLIENT", "0")
 
 from app.config import Settings  # noqa: E402
 from app.db import Database  # noqa: E402

@@ -24,7 +24,7 @@ from app.migrate import upgrade_to_head
 from app.rooms import RoomService
 from app.web import api, pages
 from app.web.deps import get_locale
-from app.web.limits import BodyLimit
+from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
 from app.web.pages import Refusal, form_to_action, page, refusal_response
 from app.web.render import ROOT
@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(Limits, settings=settings)  # added last, runs first: a refused request is not read
 
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RequestValidationError)(validation_error)

@@ -8,15 +8,38 @@ the visitor's language elsewhere.
 
 from __future__ import annotations
 
+import ipaddress
+import logging
+import math
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.config import Rate, Settings, parse_rate
 from app.games.base import N_
 from app.web.pages import Refusal, refusal_response
 
+log = logging.getLogger(__name__)
+
 TOO_LARGE = N_("This request is too large (at most {kib} KB).")
+TOO_MANY = N_("Too many requests from your network; try again in {seconds} seconds.")
+MAX_CLIENTS = 100_000  # clients a limiter remembers at most (the least recently seen go first)
+
+# Which requests count against which limit: (limit, method, path). Reads are not limited; every
+# route that writes is (a test checks that each POST and DELETE route is classified).
+ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
+    ("create", "POST", re.compile(r"/(api/)?rooms")),
+    ("create", "POST", re.compile(r"/r/[^/]+/host/again|/api/rooms/[^/]+/again")),
+    ("join", "POST", re.compile(r"/r/[^/]+/(join|rematch|resume)|/api/rooms/[^/]+/join")),
+    ("act", "POST", re.compile(r"/r/[^/]+/(act|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start)")),
+    ("act", "DELETE", re.compile(r"/api/rooms/[^/]+/seats/[^/]+")),
+]
+LIVE_SOCKET = re.compile(r"/ws/rooms/([^/]+)")
 
 
 class BodyTooLarge(Refusal):
@@ -64,6 +87,151 @@ class BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+class TokenBuckets:
+    """A token bucket per client: ``rate.count`` tokens, refilled evenly over ``rate.seconds``; a
+    request takes one. So a client may send a burst of ``count`` and then one per
+    ``seconds / count``.
+
+    A small token bucket rather than a library (slowapi, limits): four limits keyed by address, in
+    one process, checked in a middleware before routing; a library would bring decorators per route
+    and storage backends we do not need. Memory stays bounded: buckets that have filled up again
+    hold nothing and are dropped, and at most ``max_clients`` are kept."""
+
+    def __init__(
+        self, rate: Rate, max_clients: int = MAX_CLIENTS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.capacity = float(rate.count)
+        self.per_second = rate.count / rate.seconds
+        self.max_clients = max_clients
+        self.clock = clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # client -> (tokens, when)
+
+    def take(self, client: str) -> float:
+        """0 if ``client`` may go ahead (a token is taken), else the seconds until it may."""
+        now = self.clock()
+        tokens, when = self.buckets.pop(client, (self.capacity, now))
+        tokens = min(self.capacity, tokens + (now - when) * self.per_second)
+        wait = 0.0 if tokens >= 1 else (1 - tokens) / self.per_second
+        self.buckets[client] = (tokens - 1 if wait == 0 else tokens, now)  # the most recent last
+        self._forget(now)
+        return wait
+
+    def _forget(self, now: float) -> None:
+        while self.buckets:
+            tokens, when = next(iter(self.buckets.values()))
+            full = tokens + (now - when) * self.per_second >= self.capacity
+            if not full and len(self.buckets) <= self.max_clients:
+                return
+            self.buckets.popitem(last=False)
+
+
+def client_key(scope: Scope) -> str:
+    """Who a request is from: the client address uvicorn gives (a trusted proxy's
+    ``X-Forwarded-For`` already applied, see ``FORWARDED_ALLOW_IPS``); an IPv6 client by its /64,
+    the block one household or server is handed."""
+    client = scope.get("client")
+    host = str(client[0]) if client else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6 and address.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address.ipv4_mapped or address) if address.version == 6 else str(address)
+
+
+def classify(method: str, path: str) -> str | None:
+    """The limit a request counts against (``create``, ``join``, ``act``), if any."""
+    for limit, verb, pattern in ROUTES:
+        if method == verb and pattern.fullmatch(path):
+            return limit
+    return None
+
+
+class Limits:
+    """Per-client rate limits on creating rooms, joining, acting and opening live sockets; caps on
+    the live sockets one client, and one room, hold open. Over a limit: 429 with ``Retry-After``
+    (a socket is closed before it is accepted)."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        rates = {
+            "create": settings.rate_create,
+            "join": settings.rate_join,
+            "act": settings.rate_act,
+            "connect": settings.rate_connect,
+        }
+        self.buckets = {
+            name: TokenBuckets(rate)
+            for name, rate in ((name, parse_rate(text)) for name, text in rates.items())
+            if not rate.unlimited
+        }
+        self.per_client = settings.max_sockets_per_client
+        self.per_room = settings.max_sockets_per_room
+        self.client_sockets: dict[str, int] = {}  # only clients and rooms with a socket open
+        self.room_sockets: dict[str, int] = {}
+        self.warned = False  # about an untrusted proxy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            limit = classify(scope["method"], scope["path"])
+            if limit and not self.warned:
+                self._check_proxy(scope)
+            bucket = self.buckets.get(limit) if limit else None
+            wait = bucket.take(client_key(scope)) if bucket else 0.0
+            if wait:
+                seconds = math.ceil(wait)
+                refusal = Refusal(429, TOO_MANY, {"Retry-After": str(seconds)}, seconds=seconds)
+                await refuse(scope, receive, send, refusal)
+                return
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket" and (match := LIVE_SOCKET.fullmatch(scope["path"])):
+            await self._socket(scope, receive, send, match[1])
+        else:
+            await self.app(scope, receive, send)
+
+    def _check_proxy(self, scope: Scope) -> None:
+        """Warn once if requests come through a proxy that is not trusted: every visitor would then
+        be the proxy, one client for the limits. (A trusted proxy's client is one of the addresses
+        its ``X-Forwarded-For`` lists.)"""
+        forwarded = next((value for name, value in scope["headers"] if name == b"x-forwarded-for"), None)
+        client = scope.get("client")
+        if forwarded is None or not client:
+            return
+        if client[0] not in {part.strip() for part in forwarded.decode("latin-1").split(",")}:
+            self.warned = True
+            log.warning(
+                "requests come through a proxy at %s that FORWARDED_ALLOW_IPS does not trust: "
+                "every visitor counts as that one client for the rate limits",
+                client[0],
+            )
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send, code: str) -> None:
+        client = client_key(scope)
+        bucket = self.buckets.get("connect")
+        if (
+            (self.per_client and self.client_sockets.get(client, 0) >= self.per_client)
+            or (self.per_room and self.room_sockets.get(code, 0) >= self.per_room)
+            or (bucket is not None and bucket.take(client))
+        ):
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
+            return
+        self.client_sockets[client] = self.client_sockets.get(client, 0) + 1
+        self.room_sockets[code] = self.room_sockets.get(code, 0) + 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _release(self.client_sockets, client)
+            _release(self.room_sockets, code)
+
+
+def _release(counts: dict[str, int], key: str) -> None:
+    counts[key] -= 1
+    if not counts[key]:
+        del counts[key]
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -4,18 +4,23 @@ request bodies, and the per-client rate limits and socket caps (issue 9)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
+from starlette.websockets import WebSocketDisconnect
 
-from app.config import Settings
+from app.config import Settings, parse_rate
 from app.rooms import CODE_ALPHABET, NotFound, RoomService, new_code, normalised_action
 from app.web.app import create_app
+from app.web.limits import Limits, TokenBuckets, classify, client_key
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import free_port, start_server
 
@@ -189,3 +194,113 @@ def test_a_five_megabyte_action_is_refused_and_nothing_is_stored(settings: Setti
         )
         assert client.get(f"/api/rooms/{code}").json()["version"] == room["version"]
         assert client.app.state.service.action_log(code) == []  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- rate limits and socket caps
+def limited(settings: Settings, **limits: object) -> Settings:
+    return settings.model_copy(update=limits)
+
+
+def test_a_burst_of_room_creations_gets_429_and_another_client_is_unaffected(settings: Settings) -> None:
+    app = create_app(limited(settings, rate_create="5/hour"))
+    body = {"game": "qe", "players": 3, "name": "Ann"}
+    with (
+        TestClient(app, client=("203.0.113.5", 40000)) as mallory,
+        TestClient(app, client=("198.51.100.7", 40000)) as alice,
+    ):
+        assert [mallory.post("/api/rooms", json=body).status_code for _ in range(5)] == [201] * 5
+        refused = mallory.post("/api/rooms", json=body)
+        assert refused.status_code == 429
+        assert refused.json()["detail"].startswith("Too many requests")
+        assert 600 <= int(refused.headers["retry-after"]) <= 720  # a token every 12 minutes
+        form = mallory.post("/rooms?lang=zh_Hans", data={"game": "qe", "players": "3", "name": "Ann"})
+        assert form.status_code == 429 and "请求太多" in form.text
+        assert alice.post("/api/rooms", json=body).status_code == 201
+        assert alice.post("/rooms", data={"game": "qe", "players": "3", "name": "Al"}).status_code == 200
+        rooms = app.state.service.db  # five rooms from Mallory, two from Alice, no more
+        with rooms.read() as session:
+            assert session.execute(text("SELECT count(*) FROM rooms")).scalar_one() == 7
+
+
+def test_joining_and_acting_are_limited_per_client(settings: Settings) -> None:
+    app = create_app(limited(settings, rate_join="3/minute", rate_act="2/minute"))
+    with TestClient(app, client=("203.0.113.5", 40000)) as client:
+        code = client.post("/api/rooms", json={"game": "qe", "players": 5, "name": "Ann"}).json()["code"]
+        joins = [client.post(f"/api/rooms/{code}/join", json={"name": "B"}).status_code for _ in range(4)]
+        assert joins == [201, 201, 201, 429]
+        assert client.post(f"/r/{code}/join", data={"name": "C"}).status_code == 429
+        acts = [client.post(f"/api/rooms/{code}/start").status_code for _ in range(3)]
+        assert acts == [403, 403, 429]
+        assert client.get(f"/api/rooms/{code}").status_code == 200  # reads are not limited
+
+
+def test_every_route_that_writes_counts_against_a_limit(settings: Settings) -> None:
+    app = create_app(settings)
+    for route in app.routes:
+        for method in sorted(getattr(route, "methods", None) or ()):
+            if method in ("POST", "PUT", "PATCH", "DELETE"):
+                path = re.sub(r"\{[^}]+\}", "x", route.path)  # type: ignore[attr-defined]
+                assert classify(method, path), (method, route.path)  # type: ignore[attr-defined]
+
+
+def test_live_sockets_are_capped_per_client_and_per_room(settings: Settings) -> None:
+    app = create_app(
+        limited(settings, max_sockets_per_client=2, max_sockets_per_room=3, rate_connect="3/minute")
+    )
+    with (
+        TestClient(app, client=("203.0.113.5", 40000)) as mallory,
+        TestClient(app, client=("198.51.100.7", 40000)) as alice,
+        contextlib.ExitStack() as stack,
+    ):
+        code = alice.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()["code"]
+        for _ in range(2):
+            stack.enter_context(mallory.websocket_connect(f"/ws/rooms/{code}")).receive_text()
+        with pytest.raises(WebSocketDisconnect), mallory.websocket_connect(f"/ws/rooms/{code}") as third:
+            third.receive_text()
+        stack.enter_context(alice.websocket_connect(f"/ws/rooms/{code}")).receive_text()
+        with pytest.raises(WebSocketDisconnect), alice.websocket_connect(f"/ws/rooms/{code}") as fourth:
+            fourth.receive_text()  # the room is full
+        stack.close()
+        with mallory.websocket_connect(f"/ws/rooms/{code}") as again:  # closed sockets free their place
+            again.receive_text()
+        with pytest.raises(WebSocketDisconnect), mallory.websocket_connect(f"/ws/rooms/{code}") as fast:
+            fast.receive_text()  # the fourth connect in a minute
+    limits = next(m for m in iter_middleware(app) if isinstance(m, Limits))
+    assert limits.client_sockets == {} and limits.room_sockets == {}
+
+
+def iter_middleware(app: object) -> Iterator[object]:
+    layer = getattr(app, "middleware_stack", None)
+    while layer is not None:
+        yield layer
+        layer = getattr(layer, "app", None)
+
+
+def test_clients_are_told_apart_by_address_and_ipv6_by_its_64_block() -> None:
+    def key(host: str) -> str:
+        return client_key({"client": (host, 1)})
+
+    assert key("2001:db8:1:2:aaaa::1") == key("2001:db8:1:2:bbbb::2") != key("2001:db8:1:3::1")
+    assert key("::ffff:203.0.113.5") == key("203.0.113.5") != key("203.0.113.6")
+
+
+def test_a_limiter_forgets_clients_whose_bucket_has_filled_again() -> None:
+    now = [0.0]
+    buckets = TokenBuckets(parse_rate("2/second"), max_clients=1000, clock=lambda: now[0])
+    for number in range(5000):
+        assert buckets.take(f"client {number}") == 0
+        now[0] += 0.001
+    assert len(buckets.buckets) <= 1000
+    assert buckets.take("a") == 0 and buckets.take("a") == 0 and buckets.take("a") == pytest.approx(0.5)
+    now[0] += 10
+    buckets.take("b")
+    assert list(buckets.buckets) == ["b"]
+
+
+def test_an_untrusted_proxy_is_reported_once(settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    """Behind a proxy FORWARDED_ALLOW_IPS does not name, every visitor is the proxy: one client."""
+    with TestClient(create_app(settings), client=("172.17.0.1", 40000)) as client:
+        for _ in range(3):
+            client.post("/api/rooms", json={}, headers={"X-Forwarded-For": "203.0.113.5"})
+    warnings = [r for r in caplog.records if "FORWARDED_ALLOW_IPS" in r.getMessage()]
+    assert len(warnings) == 1 and "172.17.0.1" in warnings[0].getMessage()
