@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -19,6 +19,7 @@ def utcnow() -> datetime:
 
 class Room(SQLModel, table=True):
     __tablename__ = "rooms"
+    __table_args__ = (Index("ix_rooms_status_updated_at", "status", "updated_at"),)  # the cleanup sweep
 
     id: int | None = Field(default=None, primary_key=True)
     code: str = Field(index=True, unique=True, max_length=32)

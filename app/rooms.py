@@ -29,10 +29,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import func, text
+from sqlalchemy import and_, delete, func, or_, text, update
 from sqlmodel import Session, col, select
 
 from app.db import Database
@@ -49,6 +50,7 @@ NAME_MAX = 24
 ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
 BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
 HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of KiB)
+SWEEP_BATCH = 500  # rooms deleted per write transaction by the cleanup sweep
 RECENT_EVENTS = 64  # game-log events a snapshot carries so pushes need no database read
 
 Event = dict[str, Any]
@@ -514,6 +516,49 @@ class RoomService:
                     after = self._apply(session, room, seat, action)
             self._remember(after)
             return True
+
+    # ----------------------------------------------------------------- cleaning up
+    def sweep(
+        self, waiting_before: datetime | None, games_before: datetime | None, batch: int = SWEEP_BATCH
+    ) -> list[str]:
+        """Delete rooms (with their seats and action log) that nobody will come back to: rooms never
+        started and untouched since ``waiting_before``, and, if ``games_before`` is given, games
+        (finished, or abandoned mid-play) untouched since then. ``None`` keeps those. Returns the
+        codes deleted. Each batch is one short write transaction, so play goes on meanwhile; a room
+        touched in between is not deleted (the condition is checked inside the transaction)."""
+        wanted = []
+        if waiting_before is not None:
+            wanted.append(and_(col(Room.status) == "waiting", col(Room.updated_at) < waiting_before))
+        if games_before is not None:
+            wanted.append(and_(col(Room.status) != "waiting", col(Room.updated_at) < games_before))
+        if not wanted:
+            return []
+        condition = or_(*wanted)
+        deleted: list[str] = []
+        while True:
+            with self.db.read() as session:  # most sweeps find nothing: no write transaction then
+                if session.exec(select(Room.id).where(condition).limit(1)).first() is None:
+                    break
+            with self.db.write() as session:
+                rows = session.exec(select(Room.id, Room.code).where(condition).limit(batch)).all()
+                ids = [row[0] for row in rows]
+                codes = [row[1] for row in rows]
+                session.execute(delete(ActionRecord).where(col(ActionRecord.room_id).in_(ids)))
+                session.execute(delete(Seat).where(col(Seat.room_id).in_(ids)))
+                session.execute(delete(Room).where(col(Room.id).in_(ids)))
+                # A finished game offering a new one that is now gone no longer offers it.
+                session.execute(
+                    update(Room)
+                    .where(col(Room.next_code).in_(codes))
+                    .values(next_code=None, version=col(Room.version) + 1)
+                )
+            with self._hot_guard:
+                for code in codes:
+                    self._hot.pop(code, None)
+            deleted.extend(codes)
+            if len(rows) < batch:
+                break
+        return deleted
 
     # ----------------------------------------------------------------- internals
     @staticmethod

@@ -6,6 +6,8 @@ the service, the live rooms and the settings through the dependencies in ``deps.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.cleanup import sweep_periodically
 from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_
@@ -51,7 +54,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         for code in await run_in_threadpool(service.playing_rooms):
             live.kick_bots(code)  # bots resume where a restart left them
+        sweeper = (
+            asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
+        )
         yield
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
         db.dispose()
 
     app = FastAPI(
