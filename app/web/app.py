@@ -31,6 +31,7 @@ from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
 from app.web.pages import Refusal, form_to_action, page, refusal_response
 from app.web.render import ROOT
+from app.web.security import CrossSiteGuard
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in pages.py; tests import it here
 
@@ -82,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
+    app.add_middleware(CrossSiteGuard, public_url=settings.public_url)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(Limits, settings=settings)  # added last, runs first: a refused request is not read
 
