@@ -31,7 +31,7 @@ from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
 from app.web.pages import Refusal, form_to_action, page, refusal_response
 from app.web.render import ROOT
-from app.web.security import CrossSiteGuard
+from app.web.security import CrossSiteGuard, SecurityHeaders
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in pages.py; tests import it here
 
@@ -41,6 +41,7 @@ NODE_MODULES = ROOT / "node_modules"
 VENDOR = {
     "htmx": NODE_MODULES / "htmx.org" / "dist",
     "htmx-ext-ws": NODE_MODULES / "htmx-ext-ws" / "dist",
+    "swagger-ui": NODE_MODULES / "swagger-ui-dist",  # the API docs' assets, from our own origin
 }
 
 
@@ -70,6 +71,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Play economic auction board games with friends.",
         description=api.DESCRIPTION,
         lifespan=lifespan,
+        # FastAPI's own /docs and /redoc load their scripts from a CDN (and run an inline script):
+        # pages.py serves Swagger UI from node_modules instead; ReDoc is not offered.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.service = service
@@ -85,7 +90,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(CrossSiteGuard, public_url=settings.public_url)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
-    app.add_middleware(Limits, settings=settings)  # added last, runs first: a refused request is not read
+    app.add_middleware(Limits, settings=settings)  # runs before the two above: a refused request is not read
+    app.add_middleware(SecurityHeaders)  # added last, runs first: every answer, refusals too, has them
 
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RequestValidationError)(validation_error)

@@ -188,6 +188,12 @@ def healthz(service: ServiceDep) -> dict[str, str]:
     return {"status": "ok"}
 
 
+@router.get("/docs", response_class=HTMLResponse)
+def api_docs() -> HTMLResponse:
+    """The API's docs: Swagger UI served from our own origin (``/vendor/swagger-ui``)."""
+    return HTMLResponse((ROOT / "templates" / "platform" / "docs.html").read_text(encoding="utf-8"))
+
+
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request, locale: LocaleDep) -> HTMLResponse:
     return page(request, locale, "platform/index.html")

@@ -3,12 +3,14 @@ carry, the resume link, the live socket's edges, errors that stay readable, and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.games.registry import ENGINES
 from app.web.app import create_app
 from tests.platform.test_api import auth, new_qe_room
 
@@ -74,3 +76,60 @@ def test_same_origin_posts_and_the_bearer_api_are_unaffected(client: TestClient)
         headers={**auth(tokens[seat]), "Origin": "https://bot.example", "Sec-Fetch-Site": "cross-site"},
     )
     assert answer.status_code == 200, answer.text
+
+
+# ---------------------------------------------------------------- headers
+INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=|\son[a-z]+=|javascript:", re.IGNORECASE)
+
+
+def test_every_page_carries_the_security_headers(client: TestClient) -> None:
+    code = hosted_room(client)
+    answers = [
+        client.get(path)
+        for path in (
+            "/",
+            "/games/qe/rules?lang=zh_Hant",
+            f"/r/{code}",
+            "/r/nosuchroom2345",
+            "/no/such/page",
+            "/docs",
+            "/openapi.json",
+            "/healthz",
+            "/static/css/bourse.css",
+            "/static/js/bourse.js",
+            "/vendor/htmx/htmx.min.js",
+            "/vendor/swagger-ui/swagger-ui-bundle.js",
+            "/api/games",
+            f"/api/rooms/{code}",
+        )
+    ]
+    answers.append(client.post(f"/r/{code}/host/bot", headers={"Origin": "https://evil.example"}))
+    answers.append(client.post("/api/rooms", content=b"x" * 100_000))
+    for answer in answers:
+        headers = answer.headers
+        csp = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "default-src 'self'" in csp, answer.url
+        assert "script-src 'self';" in csp and "style-src 'self';" in csp and "unsafe" not in csp
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "same-origin"
+        assert headers["cross-origin-opener-policy"] == "same-origin"
+        assert headers["x-frame-options"] == "DENY"
+    assert client.get(f"/r/{code}").headers["cache-control"] == "no-store"  # a seat's own view
+    assert client.get(f"/api/rooms/{code}").headers["cache-control"] == "no-store"
+
+
+def test_no_page_has_an_inline_script_or_style(client: TestClient) -> None:
+    """The policy forbids them; a page that had one would break in the browser."""
+    pages = [client.get(path).text for path in ("/", "/docs", "/r/nosuchroom2345", "/games/basari/rules")]
+    for game in ENGINES:
+        created = client.post(
+            "/rooms", data={"game": game, "players": str(ENGINES[game].info.min_players), "name": "Ann"}
+        )
+        code = str(created.url).rsplit("/", 1)[1]
+        pages.append(created.text)
+        client.post(f"/r/{code}/host/fill")
+        pages.append(client.post(f"/r/{code}/host/start").text)  # the table, every region
+    for html in pages:
+        assert not INLINE.search(html), INLINE.search(html)
+    assert "cdn" not in client.get("/docs").text.lower()
+    assert client.get("/redoc").status_code == 404  # ReDoc needs inline styles: not offered
