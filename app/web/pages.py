@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -32,6 +32,7 @@ from app.web.deps import (
     seat_cookie,
 )
 from app.web.live import LiveRooms, Tab
+from app.web.messages import error_from_query, error_query
 from app.web.render import ROOT, regions_container, render_page, wrap_region
 
 router = APIRouter(include_in_schema=False)
@@ -119,7 +120,8 @@ def error_response(
         # Only the message: the tab's WebSocket already brought the table that made this move stale.
         return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=refused.status)
     if code is not None and refused.status != 404:
-        return RedirectResponse(f"/r/{code}?error={quote(message)}", status_code=303)
+        # The page shows the message from its key: a URL anyone can write carries no text.
+        return RedirectResponse(f"/r/{code}?{error_query(refused.message, refused.params)}", status_code=303)
     return page(request, locale, "platform/error.html", status_code=refused.status, message=message)
 
 
@@ -156,9 +158,18 @@ def room_page(
         resume_url=f"{base_url(request, settings)}/r/{snapshot.code}/resume/{token}"
         if seat is not None
         else None,
-        error=request.query_params.get("error"),
+        error=_redirected_error(request, locale, snapshot),
         has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
     )
+
+
+def _redirected_error(request: Request, locale: str, snapshot: RoomSnapshot) -> str | None:
+    """The message a refused form's redirect names (``messages.error_query``), in the reader's words."""
+    named = error_from_query(request.query_params)
+    if named is None:
+        return None
+    message, params = named
+    return format_message(locale, message, params, snapshot.name_of, package_of(snapshot.game))
 
 
 def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:

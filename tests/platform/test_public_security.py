@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import parse_qsl
 
 import pytest
 from fastapi.testclient import TestClient
@@ -12,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.games.registry import ENGINES
 from app.web.app import create_app
+from app.web.messages import error_from_query, error_query, message_key
 from tests.platform.test_api import auth, new_qe_room
 
 
@@ -133,3 +135,35 @@ def test_no_page_has_an_inline_script_or_style(client: TestClient) -> None:
         assert not INLINE.search(html), INLINE.search(html)
     assert "cdn" not in client.get("/docs").text.lower()
     assert client.get("/redoc").status_code == 404  # ReDoc needs inline styles: not offered
+
+
+# ---------------------------------------------------------------- what a redirect may carry
+def test_a_room_page_shows_no_text_a_link_brings(client: TestClient) -> None:
+    code = hosted_room(client)
+    spoof = "Your seat was sold; send 100 USD to evil.example to get it back."
+    page = client.get(f"/r/{code}", params={"error": spoof})
+    assert page.status_code == 200 and "evil.example" not in page.text and 'class="flash"' not in page.text
+    key = message_key("A bid must be at least {amount}.")
+    page = client.get(f"/r/{code}", params={"error": key, "e.amount": spoof})
+    assert "A bid must be at least …." in page.text and "evil.example" not in page.text
+
+
+def test_a_refused_form_redirects_with_a_message_key_the_page_translates(client: TestClient) -> None:
+    code = hosted_room(client)
+    refused = client.post(f"/r/{code}/host/start", follow_redirects=False)
+    location = refused.headers["location"]
+    assert refused.status_code == 303 and "seat" not in location.lower() and "error=" in location
+    assert "Every seat must be taken first (1 of 3)." in client.get(location).text
+    assert "要先坐滿所有座位（目前 1／3）。" in client.get(location + "&lang=zh_Hant").text
+    client.cookies.delete("bourse_lang")
+    client.post(f"/r/{code}/host/fill")
+    client.post(f"/r/{code}/host/start")
+    stale = client.post(f"/r/{code}/act", data={"version": "99", "type": "open_bid", "amount": "5"})
+    assert "error=" in str(stale.url) and "The table changed before your move arrived" in stale.text
+
+
+def test_a_message_param_that_names_a_seat_or_a_known_word_survives_the_url() -> None:
+    query = error_query("It is {seat}'s turn, not yours.", {"seat": {"seat": 2}})
+    named = error_from_query(dict(parse_qsl(query)))
+    assert named == ("It is {seat}'s turn, not yours.", {"seat": {"seat": 2}})
+    assert error_from_query({"error": "0123456789ab"}) is None
