@@ -25,6 +25,7 @@ import random
 import re
 import secrets
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,6 +48,10 @@ CODE_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i look-alikes
 CODE_LENGTH = 13  # 13 * log2(31) ≈ 64 bits
 ROOM_CODE = re.compile(f"[0-9a-z]{{{CODE_LENGTH}}}")
 NAME_MAX = 24
+# Characters a name may not hold: control (Cc), format (Cf: zero-width, bidi overrides), surrogate,
+# private-use and unassigned; and letters that draw as blanks (Hangul fillers, the braille blank).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
 BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
 HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of KiB)
@@ -195,14 +200,25 @@ def is_room_code(code: Any) -> bool:
 
 
 def clean_name(raw: Any) -> str:
+    """A display name as stored: NFKC-normalised (full-width letters, ligatures and the like become
+    their plain forms), runs of white space one space; refused if empty, too long, or holding a
+    character that shows nothing or something else (control, format such as zero-width or
+    right-to-left marks, private-use, unassigned, or a blank that is not white space)."""
     if not isinstance(raw, str):
         raise RoomError(N_("Please give a name."))
-    name = " ".join(raw.split())
+    name = " ".join(unicodedata.normalize("NFKC", raw).split())
     if not name:
         raise RoomError(N_("Please give a name."))
+    if any(unicodedata.category(c) in HIDDEN_CATEGORIES or c in BLANKS for c in name):
+        raise RoomError(N_("A name cannot contain invisible or control characters."))
     if len(name) > NAME_MAX:
         raise RoomError(N_("A name can have at most {max} characters."), max=NAME_MAX)
     return name
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: "Ann", "ann" and "Ａｎｎ" are one name."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def normalised_action(action: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -228,10 +244,12 @@ def normalised_action(action: dict[str, Any], legal: list[dict[str, Any]]) -> di
 
 
 def unique_name(name: str, taken: set[str]) -> str:
-    if name not in taken:
+    """``name``, or ``name (2)``... if a seat already has that name (compared by ``name_key``)."""
+    keys = {name_key(other) for other in taken}
+    if name_key(name) not in keys:
         return name
     suffix = 2
-    while f"{name} ({suffix})" in taken:
+    while name_key(f"{name} ({suffix})") in keys:
         suffix += 1
     return f"{name} ({suffix})"
 

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.games.registry import ENGINES
+from app.rooms import RoomService, unique_name
 from app.web.app import create_app
 from app.web.messages import error_from_query, error_query, message_key
 from tests.platform.test_api import auth, new_qe_room
@@ -167,3 +168,39 @@ def test_a_message_param_that_names_a_seat_or_a_known_word_survives_the_url() ->
     named = error_from_query(dict(parse_qsl(query)))
     assert named == ("It is {seat}'s turn, not yours.", {"seat": {"seat": 2}})
     assert error_from_query({"error": "0123456789ab"}) is None
+
+
+# ---------------------------------------------------------------- names
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Host\u200b",
+        "\u202eevil",
+        "\u0000",
+        "Ann\u0007",
+        "\u3164",
+        "\ue000boss",
+        "\U000e0080x",
+        "a\u2066b",
+        "\u2800",
+    ],
+)
+def test_names_that_hide_or_fake_characters_are_refused(client: TestClient, name: str) -> None:
+    created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    answer = client.post(f"/api/rooms/{created['code']}/join", json={"name": name})
+    assert answer.status_code == 400
+    assert answer.json() == {"detail": "A name cannot contain invisible or control characters."}
+    assert client.post("/api/rooms", json={"game": "qe", "players": 3, "name": name}).status_code == 400
+    client.cookies.set("bourse_lang", "zh_Hant")
+    form = client.post(f"/r/{created['code']}/join", data={"name": name})
+    assert "名字不能包含" in form.text
+
+
+def test_names_are_normalised_and_compared_after_normalising(service: RoomService) -> None:
+    code, _, _ = service.create_room("qe", 5, {}, "Ｈｏｓｔ")  # full-width letters
+    for name in ("host", " HOST\t", "bot ﬀ"):  # "ﬀ" is one ligature character
+        service.join(code, name)
+    service.add_bot(code, 0)
+    names = [seat.name for seat in service.load(code).seats]
+    assert names == ["Host", "host (2)", "HOST (3)", "bot ff", "Bot Euler"]
+    assert unique_name("Bot Euler", {"bot euler"}) == "Bot Euler (2)"
