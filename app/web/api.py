@@ -14,7 +14,7 @@ from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_message
 from app.rooms import Forbidden, RoomError, RoomSnapshot
-from app.web.deps import get_live, get_service
+from app.web.deps import get_live, get_service, resume_url
 
 DESCRIPTION = """
 Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
@@ -147,8 +147,9 @@ async def create_room(request: Request, body: CreateRoomBody) -> Any:
         )
     except RoomError as refused:
         return _refusal(refused)
-    url = str(request.base_url).rstrip("/") + f"/r/{code}"
-    return {"code": code, "url": url, "seat": seat, "token": token, "resume_url": f"{url}/resume/{token}"}
+    base = str(request.base_url).rstrip("/")
+    resume = resume_url(base, code, token) if token else None
+    return {"code": code, "url": f"{base}/r/{code}", "seat": seat, "token": token, "resume_url": resume}
 
 
 @router.get("/rooms/{code}")
@@ -166,8 +167,8 @@ async def join(request: Request, code: str, body: JoinBody) -> Any:
     except RoomError as refused:
         return _refusal(refused)
     await get_live(request).after_change(code)
-    url = str(request.base_url).rstrip("/") + f"/r/{code}"
-    return {"seat": seat, "token": token, "resume_url": f"{url}/resume/{token}"}
+    base = str(request.base_url).rstrip("/")
+    return {"seat": seat, "token": token, "resume_url": resume_url(base, code, token)}
 
 
 @router.post("/rooms/{code}/bots")

@@ -45,6 +45,14 @@ def seat_cookie(code: str) -> str:
     return SEAT_COOKIE_PREFIX + code
 
 
+def resume_url(base: str, code: str, token: str) -> str:
+    """A seat's personal link. The token is in the fragment, which a browser never sends: it reaches
+    no access log (ours or a proxy's), no Referer and no link preview; the resume page's script posts
+    it. Not a one-time code: a player may open it on several devices during a long game, a chat
+    app's link preview must not use it up, and making one would cost a write per page view."""
+    return f"{base}/r/{code}/resume#{token}"
+
+
 def get_seat_token(connection: HTTPConnection, code: str) -> str | None:
     return connection.cookies.get(seat_cookie(code))
 

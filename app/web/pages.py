@@ -29,6 +29,7 @@ from app.web.deps import (
     ServiceDep,
     SettingsDep,
     get_locale,
+    resume_url,
     seat_cookie,
 )
 from app.web.live import LiveRooms, Tab
@@ -155,8 +156,8 @@ def room_page(
         info=info,
         regions=regions_container(regions, oob=False),
         invite_url=f"{base_url(request, settings)}/r/{snapshot.code}",
-        resume_url=f"{base_url(request, settings)}/r/{snapshot.code}/resume/{token}"
-        if seat is not None
+        resume_url=resume_url(base_url(request, settings), snapshot.code, token)
+        if seat is not None and token
         else None,
         error=_redirected_error(request, locale, snapshot),
         has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
@@ -256,12 +257,26 @@ def room(
     return room_page(request, locale, settings, live, snapshot, seat, token)
 
 
-@router.get("/r/{code}/resume/{token}")
-def resume(
-    request: Request, code: str, token: str, service: ServiceDep, settings: SettingsDep, locale: LocaleDep
-) -> Response:
+# The personal link (``deps.resume_url``) carries the seat token in its fragment: the resume page's
+# script (static/js/bourse.js) posts it here; without JavaScript it can be pasted into the form.
+@router.get("/r/{code}/resume", response_class=HTMLResponse)
+def resume_page(request: Request, code: str, service: ServiceDep, locale: LocaleDep) -> Response:
     try:
-        seat = service.seat_for_token(code, token)
+        snapshot = service.load(code)
+    except RoomError as refused:
+        return error_response(request, locale, service, refused)
+    return page(
+        request, locale, "platform/resume.html", game_id=snapshot.game, code=code, info=snapshot.engine.info
+    )
+
+
+@router.post("/r/{code}/resume")
+async def resume(
+    request: Request, code: str, service: ServiceDep, settings: SettingsDep, locale: LocaleDep
+) -> Response:
+    token = str((await request.form()).get("token", "")).strip()
+    try:
+        seat = await run_in_threadpool(service.seat_for_token, code, token)
     except RoomError as refused:
         return error_response(request, locale, service, refused)
     if seat is None:

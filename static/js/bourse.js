@@ -9,6 +9,19 @@
     document.title = (yours ? "● " : "") + baseTitle;
   }
 
+  // A personal link is /r/<code>/resume#<token>: the token stays out of every URL a server sees.
+  // Take it from the fragment, drop the fragment from the address bar and history, and post it.
+  function resumeFromLink() {
+    var form = document.getElementById("resume-form");
+    var token = window.location.hash.slice(1);
+    if (!form || !token) {
+      return;
+    }
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+    form.elements.token.value = decodeURIComponent(token);
+    form.submit();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     if (window.htmx) {
       // 4xx answers carry a readable message (and fresh regions) to swap in.
@@ -20,6 +33,7 @@
       ];
     }
     markTitle();
+    resumeFromLink();
     document.querySelectorAll("input.copy").forEach(function (input) {
       input.addEventListener("focus", function () { input.select(); });
     });

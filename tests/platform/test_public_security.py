@@ -204,3 +204,22 @@ def test_names_are_normalised_and_compared_after_normalising(service: RoomServic
     names = [seat.name for seat in service.load(code).seats]
     assert names == ["Host", "host (2)", "HOST (3)", "bot ff", "Bot Euler"]
     assert unique_name("Bot Euler", {"bot euler"}) == "Bot Euler (2)"
+
+
+# ---------------------------------------------------------------- the personal link
+def test_the_personal_link_keeps_the_token_out_of_the_path(client: TestClient) -> None:
+    code = hosted_room(client)
+    token = client.cookies[f"bourse_seat_{code}"]
+    page = client.get(f"/r/{code}").text
+    assert f"/r/{code}/resume#{token}" in page and f"/resume/{token}" not in page
+    created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    assert created["resume_url"].endswith(f"/r/{created['code']}/resume#{created['token']}")
+
+    with TestClient(client.app) as other:  # another device
+        assert "resume-form" in other.get(f"/r/{code}/resume").text
+        assert other.post(f"/r/{code}/resume", data={"token": "forged"}).status_code == 403
+        assert other.get(f"/r/{code}/resume/{token}").status_code == 404  # the old form is gone
+        answer = other.post(f"/r/{code}/resume", data={"token": token}, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"] == f"/r/{code}"
+        assert other.cookies[f"bourse_seat_{code}"] == token
+        assert re.search(r'class="seat[^"]* you"', other.get(f"/r/{code}").text)
