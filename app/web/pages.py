@@ -425,7 +425,10 @@ async def room_socket(
     except RoomError:
         await socket.close(code=4404)
         return
-    await socket.accept()
+    try:
+        await socket.accept()
+    except (OSError, RuntimeError):  # the client left while its seat was looked up
+        return
     page_version = socket.query_params.get("v", "")
     tab = Tab(
         socket=socket,
@@ -434,12 +437,15 @@ async def room_socket(
         page_version=int(page_version) if page_version.isdigit() else None,
     )
     sender = asyncio.create_task(tab.send_pushes())
-    await live.join(code, tab)
     try:
-        while True:
-            await socket.receive_text()  # actions come over HTTP; this only keeps the line open
-    except WebSocketDisconnect:
-        pass
+        await live.join(code, tab)
+        # Actions come over HTTP; this only keeps the line open until the client leaves. It reads
+        # with receive(), not receive_text(): once the sender's push has failed on a reset socket,
+        # the socket counts as closed for sending and receive_text() would raise.
+        while (await socket.receive())["type"] != "websocket.disconnect":
+            pass
+    except (WebSocketDisconnect, OSError, RuntimeError):
+        pass  # a reset or a closed socket: it is gone either way, and that is no error
     finally:
         await live.leave(code, tab)
         sender.cancel()

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import parse_qsl
 
+import anyio
 import pytest
 from fastapi.testclient import TestClient
 
@@ -223,3 +224,75 @@ def test_the_personal_link_keeps_the_token_out_of_the_path(client: TestClient) -
         assert answer.status_code == 303 and answer.headers["location"] == f"/r/{code}"
         assert other.cookies[f"bourse_seat_{code}"] == token
         assert re.search(r'class="seat[^"]* you"', other.get(f"/r/{code}").text)
+
+
+# ---------------------------------------------------------------- the live socket's edges
+def drive_socket(
+    client: TestClient,
+    path: str,
+    fail_on: str | None = None,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> list[str]:
+    """Run the app on one live socket whose client resets the connection when the server first sends
+    a ``fail_on`` message, then sends a line of text and hangs up. The messages the server sent.
+
+    Raises whatever the app raises: uvicorn would log it as an ERROR with a traceback."""
+    sent: list[str] = []
+
+    async def run() -> None:
+        failed = anyio.Event()
+        incoming = iter([{"type": "websocket.connect"}, None, {"type": "websocket.receive", "text": "hi"}])
+
+        async def receive() -> dict[str, object]:
+            message = next(incoming, {"type": "websocket.disconnect", "code": 1006})
+            if message is None:  # the client's next frame arrives after the reset
+                with anyio.fail_after(5):
+                    await failed.wait()
+                return {"type": "websocket.receive", "text": "ping"}
+            return message
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(str(message["type"]))
+            if message["type"] == fail_on:
+                failed.set()
+                raise OSError("connection reset by peer")
+
+        if fail_on is None:
+            failed.set()
+        scope = {
+            "type": "websocket",
+            "asgi": {"version": "3.0"},
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "headers": [(b"host", b"testserver"), *(headers or [])],
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+            "scheme": "ws",
+            "subprotocols": [],
+            "state": {},
+        }
+        await client.app(scope, receive, send)  # type: ignore[arg-type]
+        await client.app.state.live.idle()  # type: ignore[attr-defined]
+
+    client.portal.call(run)
+    return sent
+
+
+@pytest.mark.parametrize("fail_on", ["websocket.send", "websocket.accept"])
+def test_a_socket_reset_at_any_moment_is_handled_quietly(
+    client: TestClient, fail_on: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    code = hosted_room(client)
+    token = client.cookies[f"bourse_seat_{code}"]
+    sent = drive_socket(
+        client, f"/ws/rooms/{code}", fail_on, [(b"cookie", f"bourse_seat_{code}={token}".encode())]
+    )
+    assert fail_on in sent
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
+    assert client.app.state.live.rooms == {}  # type: ignore[attr-defined]  # the tab left
+
+
+@pytest.mark.parametrize("code", ["nosuchroom234", "2345678923456", "x" * 4000, "ab%2Fcd"])
+def test_a_socket_for_an_unknown_room_is_refused_before_it_is_accepted(client: TestClient, code: str) -> None:
+    assert drive_socket(client, f"/ws/rooms/{code}") == ["websocket.close"]
