@@ -65,3 +65,12 @@ class ActionRecord(SQLModel, table=True):
     # the game-log events this action logged
     events: str = Field(default="[]", sa_column=Column(Text, nullable=False, server_default="[]"))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Health(SQLModel, table=True):
+    """One row the health check rewrites, to learn that the database can still be written."""
+
+    __tablename__ = "health"
+
+    id: int | None = Field(default=None, primary_key=True)
+    checked_at: datetime = Field(default_factory=utcnow)

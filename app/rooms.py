@@ -25,6 +25,7 @@ import random
 import re
 import secrets
 import threading
+import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -35,12 +36,13 @@ from functools import cached_property
 from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, text, update
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from app.db import Database
 from app.games.base import N_, Engine, IllegalAction, Result, State, random_bot_action
 from app.games.registry import ENGINES
-from app.models import ActionRecord, Room, Seat, utcnow
+from app.models import ActionRecord, Health, Room, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,8 @@ BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
 BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
 HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of KiB)
+HEALTH_EVERY = 1.0  # seconds: /healthz commits a write at most this often
+WRITE_FAILURE_MEMORY = 30.0  # seconds /healthz reports a failed write
 SWEEP_BATCH = 500  # rooms deleted per write transaction by the cleanup sweep
 RECENT_EVENTS = 64  # game-log events a snapshot carries so pushes need no database read
 
@@ -266,6 +270,8 @@ class RoomService:
         self._locks_guard = threading.Lock()
         self._hot: OrderedDict[str, RoomSnapshot] = OrderedDict()
         self._hot_guard = threading.Lock()
+        self._written_at = -HEALTH_EVERY  # when the health check last committed its write
+        self._write_failed_at = -WRITE_FAILURE_MEMORY  # when a write last failed
 
     # ----------------------------------------------------------------- reading
     def load(self, code: str) -> RoomSnapshot:
@@ -277,6 +283,32 @@ class RoomService:
         """Touch the database (health check)."""
         with self.db.read() as session:
             session.exec(select(func.count()).select_from(Room)).one()
+
+    def write_failed(self) -> None:
+        """Note that a write just failed in the database (the web layer calls this on its errors)."""
+        self._write_failed_at = time.monotonic()
+
+    def writable(self) -> bool:
+        """Whether the database takes writes: no write failed in the last ``WRITE_FAILURE_MEMORY``
+        seconds (a nearly full disk may still take a tiny write but not a room), and a tiny write
+        (the health row's time, committed at most once a second) succeeds now."""
+        now = time.monotonic()
+        if now - self._write_failed_at < WRITE_FAILURE_MEMORY:
+            return False
+        try:
+            self._probe_write(now)
+        except OperationalError as failure:
+            log.error("health check: the database cannot be written: %s", failure.orig)
+            self.write_failed()
+            return False
+        return True
+
+    def _probe_write(self, now: float) -> None:
+        if now - self._written_at < HEALTH_EVERY:
+            return
+        with self.db.write() as session:
+            session.execute(update(Health).where(col(Health.id) == 1).values(checked_at=utcnow()))
+        self._written_at = now
 
     def playing_rooms(self) -> list[str]:
         with self.db.read() as session:

@@ -14,8 +14,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -26,12 +27,12 @@ from app.games.base import N_
 from app.migrate import upgrade_to_head
 from app.rooms import RoomService
 from app.web import api, pages
-from app.web.deps import get_locale
+from app.web.deps import get_locale, get_service
 from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
 from app.web.pages import Refusal, form_to_action, page, refusal_response
 from app.web.render import ROOT
-from app.web.security import CrossSiteGuard, SecurityHeaders
+from app.web.security import CrossSiteGuard, SecurityHeaders, security_headers
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in pages.py; tests import it here
 
@@ -94,6 +95,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)  # added last, runs first: every answer, refusals too, has them
 
     app.exception_handler(StarletteHTTPException)(http_error)
+    app.exception_handler(OperationalError)(database_error)
+    app.exception_handler(Exception)(server_error)
     app.exception_handler(RequestValidationError)(validation_error)
     app.include_router(api.router)
     app.include_router(pages.router)
@@ -101,6 +104,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+CANNOT_SAVE = N_("The server cannot save anything right now; please try again in a while.")
+SERVER_ERROR = N_("Something went wrong on our side; please try again.")
 STARLETTE_MESSAGES = {
     404: N_("There is no such page."),
     405: N_("This address does not take that kind of request."),
@@ -113,6 +118,24 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
     else:
         message, params = STARLETTE_MESSAGES.get(exc.status_code, str(exc.detail)), {}
     return refusal_response(request, exc.status_code, message, params, exc.headers)
+
+
+async def database_error(request: Request, exc: Exception) -> Response:
+    """The database refused (a full disk, a read-only or locked file): 503, readable, JSON under /api/."""
+    log.error("%s %s: the database failed: %s", request.method, request.url.path, getattr(exc, "orig", exc))
+    get_service(request).write_failed()  # /healthz reports it for a while
+    return refusal_response(request, 503, CANNOT_SAVE, headers={"Retry-After": "30"})
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    """Any other error: 500, JSON under /api/ (uvicorn logs the traceback). This answer is made
+    outside the middleware, so it adds the security headers itself."""
+    try:
+        response = refusal_response(request, 500, SERVER_ERROR)
+    except Exception:  # the error page itself failed: plain words
+        response = PlainTextResponse("Internal Server Error", status_code=500)
+    response.headers.update(security_headers(request.url.path, request.headers.get("host")))
+    return response
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> Response:

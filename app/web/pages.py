@@ -195,9 +195,12 @@ def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:
 
 # ------------------------------------------------------------ pages
 @router.get("/healthz")
-def healthz(service: ServiceDep) -> dict[str, str]:
-    service.ping()
-    return {"status": "ok"}
+async def healthz(service: ServiceDep) -> JSONResponse:
+    """200 while the database can be read and written; 503 otherwise (a monitor restarts or alerts)."""
+    await run_in_threadpool(service.ping)  # a database that cannot even be read: a 503 from the handler
+    if not await run_in_threadpool(service.writable):
+        return JSONResponse({"status": "error", "detail": "the database cannot be written"}, status_code=503)
+    return JSONResponse({"status": "ok"})
 
 
 @router.get("/docs", response_class=HTMLResponse)

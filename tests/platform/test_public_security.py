@@ -3,13 +3,23 @@ carry, the resume link, the live socket's edges, errors that stay readable, and 
 
 from __future__ import annotations
 
+import os
 import re
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qsl
 
 import anyio
+import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
 
 from app.config import Settings
 from app.games.registry import ENGINES
@@ -17,6 +27,7 @@ from app.rooms import RoomService, unique_name
 from app.web.app import create_app
 from app.web.messages import error_from_query, error_query, message_key
 from tests.platform.test_api import auth, new_qe_room
+from tests.support import ROOT, free_port
 
 
 @pytest.fixture
@@ -296,3 +307,113 @@ def test_a_socket_reset_at_any_moment_is_handled_quietly(
 @pytest.mark.parametrize("code", ["nosuchroom234", "2345678923456", "x" * 4000, "ab%2Fcd"])
 def test_a_socket_for_an_unknown_room_is_refused_before_it_is_accepted(client: TestClient, code: str) -> None:
     assert drive_socket(client, f"/ws/rooms/{code}") == ["websocket.close"]
+
+
+# ---------------------------------------------------------------- errors stay readable
+def test_api_errors_are_always_json_and_pages_get_a_page(settings: Settings) -> None:
+    app = create_app(settings)
+
+    def boom() -> None:
+        raise ValueError("a bug")
+
+    app.add_api_route("/api/boom", boom)
+    app.add_api_route("/boom", boom, include_in_schema=False)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        api = client.get("/api/boom")
+        assert api.status_code == 500 and api.json() == {
+            "detail": "Something went wrong on our side; please try again."
+        }
+        assert "frame-ancestors 'none'" in api.headers["content-security-policy"]
+        page = client.get("/boom?lang=zh_Hant")
+        assert page.status_code == 500 and "<html" in page.text and "出了問題" in page.text
+        for answer in (
+            client.get("/api/nothing/here"),
+            client.delete("/api/games"),
+            client.post("/api/rooms", content=b"{not json", headers={"content-type": "application/json"}),
+        ):
+            assert answer.headers["content-type"] == "application/json", answer.text
+            assert isinstance(answer.json()["detail"], str)
+
+
+def test_a_database_that_cannot_write_answers_503_readably(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*_: object) -> None:
+        raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
+
+    monkeypatch.setattr(RoomService, "create_room", full)
+    api = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"})
+    assert api.status_code == 503 and api.json()["detail"].startswith("The server cannot save")
+    page = client.post("/rooms", data={"game": "qe", "players": "3", "name": "Ann"})
+    assert page.status_code == 503 and "cannot save" in page.text
+
+
+def test_a_full_disk_gives_json_503s_and_an_unhealthy_healthz(tmp_path: Path) -> None:
+    """A real server whose files may not grow past a limit, as on a full disk: once the database's
+    write-ahead log reaches it, writes fail. The API still answers JSON and /healthz says so."""
+    limit = 1024 * 1024
+
+    def small_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    port = free_port()
+    env = {
+        **os.environ,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "BOURSE_DATABASE_URL": f"sqlite:///{tmp_path / 'b.db'}",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        preexec_fn=small_disk,  # noqa: PLW1509 - the test runs no threads of its own here
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=10) as client:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    if client.get("/healthz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            statuses = []
+            for _ in range(400):
+                answer = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann" * 8})
+                statuses.append(answer.status_code)
+                assert answer.headers["content-type"] == "application/json", answer.text
+                if answer.status_code != 201:
+                    break
+            assert statuses[0] == 201 and statuses[-1] == 503, statuses[-3:]
+            assert answer.json()["detail"].startswith("The server cannot save")
+            time.sleep(1.1)  # the health check writes at most once a second
+            health = client.get("/healthz")
+            assert health.status_code == 503 and health.json()["status"] == "error"
+            assert client.get("/api/games").status_code == 200  # reading still works
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=10)[0].decode(errors="replace")
+    assert "Traceback" not in output, output[-3000:]
+
+
+def test_healthz_reports_a_database_that_cannot_be_written(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+
+    def read_only(*_: object) -> None:
+        raise OperationalError(
+            "UPDATE health", {}, sqlite3.OperationalError("attempt to write a readonly database")
+        )
+
+    monkeypatch.setattr(RoomService, "_probe_write", read_only)
+    health = client.get("/healthz")
+    assert health.status_code == 503 and health.json() == {
+        "status": "error",
+        "detail": "the database cannot be written",
+    }
