@@ -24,7 +24,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from app.games.base import random_legal_action
 
@@ -165,8 +165,8 @@ class Tab(asyncio.Protocol):
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # uvloop's is no asyncio.Transport subclass
-        transport.write(self.request)
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is no asyncio.Transport subclass
+        self.transport.write(self.request)
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
