@@ -284,9 +284,14 @@ class LiveRooms:
             return
         connected = room.connected()
 
+        everyone = len(tabs) == len(room.tabs)
+
         def plan() -> list[tuple[Tab, str]]:
             viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected) for tab in tabs}
-            return bring_up_to_date(tabs, viewers)
+            messages = bring_up_to_date(tabs, viewers)
+            if everyone:  # keep only what the tabs show now
+                room.cache.sweep(html for viewer in viewers.values() for html in viewer.regions.values())
+            return messages
 
         for tab, message in await run_in_threadpool(plan):
             tab.push(message)

@@ -35,6 +35,7 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
         extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # templates change only with a deploy; checking cost a stat() per render
     )
     env.context_class = _Recorded
     catalogue = translations(locale, package_of(game_id) if game_id else None)
@@ -289,6 +290,7 @@ class _Rendered:
     reads: tuple[tuple[str, Any], ...]
     inputs: tuple[Any, ...]
     html: str
+    used: int  # the sweep generation it was last used in
 
 
 class RegionCache:
@@ -306,7 +308,19 @@ class RegionCache:
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], list[_Rendered]] = {}
         self._guard = threading.Lock()
+        self._generation = 0
         self.renders = 0  # for tests and benchmarks
+
+    def sweep(self, showing: Iterable[str]) -> None:
+        """Forget the renderings neither used since the last sweep nor in ``showing`` (the regions
+        the room's tabs show now; call after bringing every tab up to date)."""
+        shown = {id(html) for html in showing}
+        with self._guard:
+            for key, entries in list(self._entries.items()):
+                entries[:] = [e for e in entries if e.used == self._generation or id(e.html) in shown]
+                if not entries:
+                    del self._entries[key]
+            self._generation += 1
 
     def region(self, env: Environment, region: str, template: str, context: SeatContext, locale: str) -> str:
         key = (locale, region)
@@ -319,6 +333,7 @@ class RegionCache:
                 ):
                     if index:
                         entries.insert(0, entries.pop(index))
+                    entry.used = self._generation
                     return entry.html
         reads: set[tuple[str, Any]] = set()
         values = {
@@ -328,8 +343,10 @@ class RegionCache:
         }
         html = env.get_template(template).render(values)
         recorded = tuple(sorted(reads - {("name", READS)}, key=repr))
-        entry = _Rendered(recorded, tuple(_input(read, context) for read in recorded), html)
         with self._guard:
+            entry = _Rendered(
+                recorded, tuple(_input(read, context) for read in recorded), html, self._generation
+            )
             self.renders += 1
             entries = self._entries.setdefault(key, [])
             entries.insert(0, entry)
