@@ -151,6 +151,11 @@ class Viewer:
             for event in reversed(visible)
         ]
 
+    @property
+    def page_ready(self) -> bool:
+        """Whether its whole page is made (the game log needs a database read)."""
+        return self._events is not None or not self.has_log
+
     def events_html(self) -> str:
         """The whole game log region (read once per viewer and version)."""
         if self._events is None:
@@ -170,6 +175,7 @@ class RoomLive:
     cache: RegionCache = field(default_factory=RegionCache)
     viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
     viewers_key: tuple[int, frozenset[int]] | None = None
+    latest: RoomSnapshot | None = None  # the snapshot last published
 
     def connected(self) -> frozenset[int]:
         return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
@@ -245,7 +251,30 @@ class LiveRooms:
         room = self.rooms.setdefault(code, RoomLive())
         newly_present = tab.seat is not None and tab.seat not in room.connected()
         room.tabs.add(tab)
+        if not newly_present and not room.lock.locked() and self._join_from_memory(room, tab):
+            return
         await self.publish(code, only=None if newly_present else tab)
+
+    @staticmethod
+    def _join_from_memory(room: RoomLive, tab: Tab) -> bool:
+        """Send a joining tab the page its viewer already has at the last published version, on the
+        event loop: a crowd of spectators opening one room costs no database read, no render and no
+        worker thread each (which other rooms' moves would queue behind). If the room moved on since,
+        its next publish brings the tab along like any other."""
+        snapshot = room.latest
+        if snapshot is None or room.viewers_key != (snapshot.version, room.connected()):
+            return False
+        viewer = room.viewers.get((tab.seat, tab.locale))
+        if viewer is None or not viewer.page_ready:
+            return False
+        for target, message in bring_up_to_date([tab], {tab: viewer}):
+            target.push(message)
+        return True
+
+    def is_open(self, code: str) -> bool:
+        """Whether this process has tabs open on the room (so it exists)."""
+        room = self.rooms.get(code)
+        return room is not None and bool(room.tabs)
 
     async def leave(self, code: str, tab: Tab) -> None:
         room = self.rooms.get(code)
@@ -282,6 +311,7 @@ class LiveRooms:
             snapshot = await run_in_threadpool(self.service.load, code)
         except RoomError:
             return
+        room.latest = snapshot
         connected = room.connected()
 
         everyone = len(tabs) == len(room.tabs)

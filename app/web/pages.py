@@ -423,8 +423,13 @@ async def room_socket(
         await socket.close(code=4403)  # another site's page must not open a seat's live view
         return
     try:
-        # Not SeatDep: an unknown room closes the socket here, after the origin check.
-        seat = await run_in_threadpool(service.seat_for_token, code, token)
+        # Not SeatDep: an unknown room closes the socket here, after the origin check. A spectator
+        # of a room with open tabs needs no lookup (a crowd of them must not queue other rooms' moves).
+        seat = (
+            None
+            if token is None and live.is_open(code)
+            else await run_in_threadpool(service.seat_for_token, code, token)
+        )
     except RoomError:
         await socket.close(code=4404)
         return
