@@ -60,7 +60,7 @@ HOT_ROOMS = 2000  # parsed rooms kept in memory (each a few KiB to a few tens of
 HEALTH_EVERY = 1.0  # seconds: /healthz commits a write at most this often
 WRITE_FAILURE_MEMORY = 30.0  # seconds /healthz reports a failed write
 SWEEP_BATCH = 500  # rooms deleted per write transaction by the cleanup sweep
-RECENT_EVENTS = 64  # game-log events a snapshot carries so pushes need no database read
+RECENT_EVENTS = 24  # game-log events a snapshot carries so pushes need no database read
 
 Event = dict[str, Any]
 
@@ -143,9 +143,9 @@ class RoomSnapshot:
     seat_of_token: dict[str, int] = field(default_factory=dict, repr=False)  # by token hash
     _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
-    @cached_property
+    @property
     def events(self) -> list[Event]:
-        """The whole game log (read from the database once per snapshot)."""
+        """The whole game log, read from the database (not kept: a long log is most of a room's size)."""
         if self.core is None or self.load_events is None:
             return []
         return self.load_events(self.room_id, self.actions)
