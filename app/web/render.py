@@ -14,7 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, nodes, select_autoescape
+from jinja2.ext import Extension
+from jinja2.parser import Parser
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
@@ -32,7 +34,7 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html"]),
-        extensions=["jinja2.ext.i18n"],
+        extensions=["jinja2.ext.i18n", FragmentCache],
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,  # templates change only with a deploy; checking cost a stat() per render
@@ -45,6 +47,37 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
     env.globals.update(locale=locale, locales=LOCALES, locale_names=LOCALE_NAMES, html_lang=HTML_LANG[locale])
     env.filters["digits"] = _digits
     return env
+
+
+class FragmentCache(Extension):
+    """``{% cache (key, ...) %}…{% endcache %}``: the block is rendered once per key and language.
+
+    For pieces drawn many times over with the same few values (a Q.E. tile is drawn for every seat,
+    every player and every sale). The key must name every value the block reads: the block is not
+    run again for a key it has seen, so what it reads is recorded (``RegionCache``) only through the
+    key. The cache belongs to the environment, one per language and game.
+    """
+
+    tags = {"cache"}
+    LIMIT = 4096  # fragments kept per environment; past it, the cache starts afresh
+
+    def __init__(self, environment: Environment) -> None:
+        super().__init__(environment)
+        self.fragments: dict[Any, Markup] = {}
+
+    def parse(self, parser: Parser) -> nodes.Node:
+        lineno = next(parser.stream).lineno
+        key = parser.parse_expression()
+        body = parser.parse_statements(("name:endcache",), drop_needle=True)
+        return nodes.CallBlock(self.call_method("_fragment", [key]), [], [], body).set_lineno(lineno)
+
+    def _fragment(self, key: Any, caller: Callable[[], str]) -> Markup:
+        fragment = self.fragments.get(key)
+        if fragment is None:
+            if len(self.fragments) >= self.LIMIT:
+                self.fragments.clear()
+            fragment = self.fragments[key] = Markup(caller())
+        return fragment
 
 
 def _direct_gettext(catalogue: Any) -> tuple[Callable[..., Markup], Callable[..., Markup]]:

@@ -22,7 +22,7 @@ from app.games.base import random_bot_action
 from app.games.registry import ENGINES
 from app.web.app import create_app
 from app.web.live import LiveRooms, RoomLive, Viewer
-from app.web.render import RegionCache, Table, render_regions, seat_context
+from app.web.render import FragmentCache, RegionCache, Table, environment, render_regions, seat_context
 from tests.platform.test_api import auth
 
 
@@ -264,3 +264,23 @@ def test_a_cached_region_is_the_region_rendered_afresh(game: str) -> None:
         seat = engine.to_act(state)[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
     assert cache.renders < step * (players + 1) * (len(engine.info.regions) + 2)  # and it did save renders
+
+
+def test_cached_fragments_are_what_the_block_draws_afresh() -> None:
+    """A ``{% cache %}`` key names everything its block reads: a warm fragment cache draws what an
+    empty one does, for every seat through a whole Q.E. game in two languages."""
+    engine = ENGINES["qe"]
+    state = engine.setup(5, {}, 5)
+    rng = random.Random(8)
+    while engine.result(state) is None:
+        core = {**state, "events": []}
+        for locale in ("en", "zh_Hant"):
+            fragments = environment(locale, "qe").extensions[FragmentCache.identifier]
+            for seat in [*range(5), None]:
+                table = Table("x", "qe", "playing", [], engine.to_act(core), None, None, 5)
+                context = seat_context(engine, core, seat, table, locale)
+                warm = render_regions(engine, context, "playing", locale)
+                fragments.fragments.clear()  # type: ignore[attr-defined]
+                assert render_regions(engine, context, "playing", locale) == warm
+        seat = engine.to_act(state)[0]
+        state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
