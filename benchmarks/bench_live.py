@@ -146,6 +146,13 @@ class Server:
             "PORT": str(self.port),
             "BOURSE_DATABASE_URL": f"sqlite:///{self.database}",
             "BOURSE_BOT_DELAY": "0",
+            # Every tab of the load comes from one address: the per-client limits would refuse it.
+            "BOURSE_RATE_CREATE": "off",
+            "BOURSE_RATE_JOIN": "off",
+            "BOURSE_RATE_ACT": "off",
+            "BOURSE_RATE_CONNECT": "off",
+            "BOURSE_MAX_SOCKETS_PER_CLIENT": "0",
+            "BOURSE_MAX_SOCKETS_PER_ROOM": "0",
         }
         # The log goes to a pipe, not a file, so the server's write_bytes count only the database.
         self.process = subprocess.Popen(
