@@ -466,6 +466,8 @@ class RoomService:
                 raise Forbidden(N_("Only that player can take their seat back."))
             if room.status != "playing":
                 raise Conflict(N_("The game is not running."))
+            if seat.bot_controlled == bot:
+                return  # already so: nothing changes, so the version does not move either
             seat.bot_controlled = bot
             session.add(seat)
             self._bump(session, room)

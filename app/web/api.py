@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from app.games.base import N_, visible_events
@@ -22,7 +22,10 @@ returned when creating or joining a room). Without a token you get the spectator
 
 Errors are `{"detail": "<human message>"}` with 400 (malformed), 403 (not your seat / not your turn /
 host only), 404 (unknown room), 409 (stale version, duplicate submit or wrong room status: fetch the
-room again) or 422 (an illegal move: the engine's message says why). A refused action changes nothing.
+room again), 413 (a body over the limit, 64 KB by default), 422 (malformed JSON, or an illegal move: the engine's message
+says why), 429 (too many requests from your address: wait `Retry-After` seconds) or 503 (the server
+cannot save right now). A refused action changes nothing. An action keeps only the parameters its
+legal template names.
 
 ### Acting
 `POST /api/rooms/{code}/actions` with `{"version": <room version you saw>, "action": {...}}`. An action
@@ -46,10 +49,56 @@ and a generic client simply picks again. `to_act` lists the seats the game is wa
 in it may still have legal actions (out-of-turn moves).
 """
 
+
+class Problem(BaseModel):
+    """Every error the API answers: a sentence a person can read (in English)."""
+
+    detail: str
+
+
+class StaleProblem(Problem):
+    """A 409 to an action also carries the room as it is now, to look at and retry."""
+
+    room: dict[str, Any] | None = None
+
+
+WHY = {
+    400: "Malformed: a name, a game, a player count or a parameter the server cannot use",
+    403: "Not your seat, not your turn, or only the host may do that",
+    404: "There is no room with this code",
+    409: "The room changed (a stale version or a double submit) or is in the wrong state for this",
+    413: "The request body is larger than the server takes (64 KB unless configured)",
+    422: "Malformed JSON or parameters, or (for an action) a move the rules do not allow",
+    429: "Too many requests from your address: wait the Retry-After seconds",
+    503: "The server cannot save right now (its database refused): try again later",
+}
+
+
+def errors(*codes: int, stale: bool = False) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these error statuses, each ``{"detail": str}``."""
+    return {
+        code: {"model": StaleProblem if stale and code == 409 else Problem, "description": WHY[code]}
+        for code in codes
+    }
+
+
+# Every request may be refused for its size or, on a database error, with 503; routes that write
+# may also be rate limited (429). Declaring 422 replaces FastAPI's own (its detail is a list; ours
+# is a string, see app.web.app.validation_error).
+READ = errors(403, 404, 413, 422, 503)
+WRITE = (413, 422, 429, 503)
+
 router = APIRouter(prefix="/api", tags=["api"])
 
 
+# Bodies are read as their schema says: a number where a number is due (not "3" or true), so what
+# the OpenAPI document promises to refuse is refused (422).
+STRICT = ConfigDict(strict=True)
+
+
 class CreateRoomBody(BaseModel):
+    model_config = STRICT
+
     game: str = Field(description="Game id, see GET /api/games")
     players: int
     options: dict[str, bool] = Field(default_factory=dict)
@@ -57,10 +106,14 @@ class CreateRoomBody(BaseModel):
 
 
 class JoinBody(BaseModel):
+    model_config = STRICT
+
     name: str
 
 
 class BotsBody(BaseModel):
+    model_config = STRICT
+
     seat: int | None = Field(
         None,
         description="Before the start: the next free seat gets a bot. "
@@ -70,6 +123,8 @@ class BotsBody(BaseModel):
 
 
 class ActionBody(BaseModel):
+    model_config = STRICT
+
     version: int
     action: dict[str, Any]
 
@@ -124,7 +179,7 @@ async def _answer(request: Request, code: str, seat: int | None) -> dict[str, An
     return room_json(snapshot, seat, get_live(request).connected(code))
 
 
-@router.get("/games")
+@router.get("/games", responses=errors(413))
 def games() -> list[dict[str, Any]]:
     return [
         {
@@ -139,7 +194,7 @@ def games() -> list[dict[str, Any]]:
     ]
 
 
-@router.post("/rooms", status_code=201)
+@router.post("/rooms", status_code=201, responses=errors(400, *WRITE))
 async def create_room(request: Request, body: CreateRoomBody) -> Any:
     try:
         code, seat, token = await run_in_threadpool(
@@ -152,7 +207,7 @@ async def create_room(request: Request, body: CreateRoomBody) -> Any:
     return {"code": code, "url": f"{base}/r/{code}", "seat": seat, "token": token, "resume_url": resume}
 
 
-@router.get("/rooms/{code}")
+@router.get("/rooms/{code}", responses=READ)
 async def get_room(request: Request, code: str) -> Any:
     try:
         return await _answer(request, code, await _seat(request, code))
@@ -160,7 +215,7 @@ async def get_room(request: Request, code: str) -> Any:
         return _refusal(refused)
 
 
-@router.post("/rooms/{code}/join", status_code=201)
+@router.post("/rooms/{code}/join", status_code=201, responses=errors(400, 404, 409, *WRITE))
 async def join(request: Request, code: str, body: JoinBody) -> Any:
     try:
         seat, token = await run_in_threadpool(get_service(request).join, code, body.name)
@@ -171,7 +226,7 @@ async def join(request: Request, code: str, body: JoinBody) -> Any:
     return {"seat": seat, "token": token, "resume_url": resume_url(base, code, token)}
 
 
-@router.post("/rooms/{code}/bots")
+@router.post("/rooms/{code}/bots", responses=errors(400, 403, 404, 409, *WRITE))
 async def bots(request: Request, code: str, body: BotsBody) -> Any:
     service = get_service(request)
     try:
@@ -189,7 +244,7 @@ async def bots(request: Request, code: str, body: BotsBody) -> Any:
         return _refusal(refused)
 
 
-@router.post("/rooms/{code}/takeback")
+@router.post("/rooms/{code}/takeback", responses=errors(400, 403, 404, 409, *WRITE))
 async def take_back(request: Request, code: str) -> Any:
     """Take your seat back from the bot the host handed it to."""
     try:
@@ -201,7 +256,7 @@ async def take_back(request: Request, code: str) -> Any:
         return _refusal(refused)
 
 
-@router.delete("/rooms/{code}/seats/{target}")
+@router.delete("/rooms/{code}/seats/{target}", responses=errors(400, 403, 404, 409, *WRITE))
 async def remove_seat(request: Request, code: str, target: int) -> Any:
     """The host removes a waiting player (before the start)."""
     try:
@@ -213,7 +268,7 @@ async def remove_seat(request: Request, code: str, target: int) -> Any:
         return _refusal(refused)
 
 
-@router.post("/rooms/{code}/start")
+@router.post("/rooms/{code}/start", responses=errors(403, 404, 409, *WRITE))
 async def start(request: Request, code: str) -> Any:
     try:
         seat = await _seat(request, code)
@@ -224,7 +279,7 @@ async def start(request: Request, code: str) -> Any:
         return _refusal(refused)
 
 
-@router.post("/rooms/{code}/again", status_code=201)
+@router.post("/rooms/{code}/again", status_code=201, responses=errors(403, 404, 409, *WRITE))
 async def play_again(request: Request, code: str) -> Any:
     """The host sets up a new room with the same game, options and bots; others may join it."""
     try:
@@ -237,7 +292,7 @@ async def play_again(request: Request, code: str) -> Any:
     return {"code": new_code, "url": url, "seat": 0, "token": token}
 
 
-@router.post("/rooms/{code}/actions")
+@router.post("/rooms/{code}/actions", responses=errors(400, 403, 404, 409, *WRITE, stale=True))
 async def act(request: Request, code: str, body: ActionBody) -> Any:
     service = get_service(request)
     try:
@@ -258,7 +313,7 @@ async def act(request: Request, code: str, body: ActionBody) -> Any:
     return room_json(snapshot, seat, get_live(request).connected(code))
 
 
-@router.get("/rooms/{code}/log")
+@router.get("/rooms/{code}/log", responses=READ)
 async def game_log(request: Request, code: str) -> Any:
     """The game log as this seat may read it (the spectator's without a token)."""
     try:
