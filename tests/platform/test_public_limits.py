@@ -304,3 +304,20 @@ def test_an_untrusted_proxy_is_reported_once(settings: Settings, caplog: pytest.
             client.post("/api/rooms", json={}, headers={"X-Forwarded-For": "203.0.113.5"})
     warnings = [r for r in caplog.records if "FORWARDED_ALLOW_IPS" in r.getMessage()]
     assert len(warnings) == 1 and "172.17.0.1" in warnings[0].getMessage()
+
+
+def test_nothing_is_kept_per_room_once_its_bots_and_tabs_are_done(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client:
+        live = client.app.state.live  # type: ignore[attr-defined]
+        for _ in range(3):
+            created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+            code, token = created["code"], created["token"]
+            client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
+            with client.websocket_connect(f"/ws/rooms/{code}") as tab:
+                tab.receive_text()
+            client.post(f"/api/rooms/{code}/start", headers=auth(token))
+            client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token))
+            client.portal.call(live.idle)
+            assert client.get(f"/api/rooms/{code}").json()["status"] == "finished"
+        assert live.rooms == {} and live._bot_tasks == {} and live._bot_rerun == set()  # noqa: SLF001
+        assert client.app.state.service._locks == {}  # type: ignore[attr-defined]  # noqa: SLF001
