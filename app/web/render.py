@@ -63,7 +63,7 @@ class FragmentCache(Extension):
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
-        self.fragments: dict[Any, Markup] = {}
+        self.fragments: dict[str, Markup] = {}
 
     def parse(self, parser: Parser) -> nodes.Node:
         lineno = next(parser.stream).lineno
@@ -71,7 +71,8 @@ class FragmentCache(Extension):
         body = parser.parse_statements(("name:endcache",), drop_needle=True)
         return nodes.CallBlock(self.call_method("_fragment", [key]), [], [], body).set_lineno(lineno)
 
-    def _fragment(self, key: Any, caller: Callable[[], str]) -> Markup:
+    def _fragment(self, value: Any, caller: Callable[[], str]) -> Markup:
+        key = repr(value)  # keys may hold lists and dicts (a player's tiles); their repr is exact
         fragment = self.fragments.get(key)
         if fragment is None:
             if len(self.fragments) >= self.LIMIT:
