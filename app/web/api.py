@@ -309,7 +309,7 @@ async def act(request: Request, code: str, body: ActionBody) -> Any:
                 status_code=409,
             )
         return _refusal(refused)
-    await get_live(request).after_change(code)
+    await get_live(request).after_change(code, snapshot)
     return room_json(snapshot, seat, get_live(request).connected(code))
 
 

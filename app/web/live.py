@@ -289,28 +289,33 @@ class LiveRooms:
         if tab.seat is not None and tab.seat not in room.connected():
             await self.publish(code)  # that seat went offline
 
-    async def publish(self, code: str, only: Tab | None = None) -> None:
-        """Bring the room's tabs (or just ``only``) up to the room's current version."""
+    async def publish(self, code: str, only: Tab | None = None, changed: RoomSnapshot | None = None) -> None:
+        """Bring the room's tabs (or just ``only``) up to the room's current version: ``changed``,
+        the snapshot a change of this process just committed, or else the room as it is read now."""
         room = self.rooms.get(code)
         if room is None:
             return
         self._publishing += 1
         try:
             async with room.lock:
-                await self._publish(code, room, [only] if only is not None else list(room.tabs))
+                await self._publish(code, room, [only] if only is not None else list(room.tabs), changed)
         finally:
             self._publishing -= 1
         if not room.tabs and self.rooms.get(code) is room:
             self.rooms.pop(code, None)
 
-    async def _publish(self, code: str, room: RoomLive, tabs: list[Tab]) -> None:
+    async def _publish(
+        self, code: str, room: RoomLive, tabs: list[Tab], changed: RoomSnapshot | None
+    ) -> None:
         tabs = [tab for tab in tabs if tab in room.tabs]
         if not tabs:
             return
-        try:
-            snapshot = await run_in_threadpool(self.service.load, code)
-        except RoomError:
-            return
+        snapshot = changed
+        if snapshot is None or (room.latest is not None and room.latest.version > snapshot.version):
+            try:
+                snapshot = await run_in_threadpool(self.service.load, code)
+            except RoomError:
+                return
         room.latest = snapshot
         connected = room.connected()
 
@@ -369,10 +374,12 @@ class LiveRooms:
                 continue
             return
 
-    async def after_change(self, code: str) -> None:
-        await self.publish(code)
+    async def after_change(self, code: str, changed: RoomSnapshot | None = None) -> None:
+        """Publish a change (``changed``: the snapshot it committed, if the caller has it) and let
+        the room's bots answer it."""
+        await self.publish(code, changed=changed)
         try:
-            room = await run_in_threadpool(self.service.load, code)
+            room = changed if changed is not None else await run_in_threadpool(self.service.load, code)
         except RoomError:
             return
         if room.status == "playing" and any(seat.played_by_bot for seat in room.seats):

@@ -403,10 +403,10 @@ async def act(
     version = next((value for key, value in fields if key == "version"), None)
     action = form_to_action([(key, value) for key, value in fields if key != "version"])
     try:
-        await run_in_threadpool(service.act, code, seat, version, action)
+        after = await run_in_threadpool(service.act, code, seat, version, action)
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
-    await live.after_change(code)
+    await live.after_change(code, after)
     if not is_htmx(request):
         return RedirectResponse(f"/r/{code}", status_code=303)
     # The tab's WebSocket brings the new table; regions sent here could land after a newer push.
