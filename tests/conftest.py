@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,8 +88,26 @@ def browser() -> Iterator[object]:
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
+        yield PolicyBypassingBrowser(launched)
         launched.close()
+
+
+class PolicyBypassingBrowser:
+    """The browser, whose pages ignore the app's Content-Security-Policy unless a test asks for it:
+    Playwright's ``wait_for_function`` runs its string with ``eval`` in the page, which the policy
+    forbids. tests/platform/test_public_browser.py checks the pages under the policy."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def new_context(self, **options: Any) -> Any:
+        return self._browser.new_context(**{"bypass_csp": True, **options})
+
+    def new_page(self, **options: Any) -> Any:
+        return self._browser.new_page(**{"bypass_csp": True, **options})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ def test_pages_work_under_the_policy_and_the_personal_link_stays_out_of_the_log(
     browser: Any, logged_server: tuple[str, Path], artifacts: Path
 ) -> None:
     url, log_path = logged_server
-    host = browser.new_context()
+    host = browser.new_context(bypass_csp=False)  # the policy applies (conftest lifts it elsewhere)
     page = host.new_page()
     messages: list[str] = []
     page.on("console", lambda message: messages.append(message.text))
@@ -58,7 +58,7 @@ def test_pages_work_under_the_policy_and_the_personal_link_stays_out_of_the_log(
     page.screenshot(path=str(artifacts / "public-room-under-csp.png"))
     assert policy_breaches(messages) == []
 
-    phone = browser.new_context(viewport={"width": 360, "height": 800})
+    phone = browser.new_context(viewport={"width": 360, "height": 800}, bypass_csp=False)
     other = phone.new_page()
     other.on("console", lambda message: messages.append(message.text))
     other.goto(personal)

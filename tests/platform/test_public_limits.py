@@ -10,6 +10,7 @@ import random
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,8 @@ def test_requests_for_unknown_rooms_leave_memory_flat(real_server: tuple[str, in
 
     def hammer(count: int) -> None:
         paths = [f"/api/rooms/{made_up_code(number)}/join" for number in range(count)]
-        statuses = asyncio.run(post_all(port, paths, b'{"name": "Mallory"}'))
+        with ThreadPoolExecutor(1) as own_loop:  # not this thread's: Playwright may run a loop here
+            statuses = own_loop.submit(asyncio.run, post_all(port, paths, b'{"name": "Mallory"}')).result()
         assert set(statuses) == {404}
 
     hammer(4000)  # warm up: the connection pool, page caches and the allocator reach their working size
