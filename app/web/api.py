@@ -32,6 +32,10 @@ legal template names.
 is `{"type": "<type>", "<param>": <value>, ...}`. Integers may be of any size (JSON numbers are read
 exactly) and may also be sent as digit strings.
 
+### The game log
+`view` holds everything your seat may see but the game log, which grows with the game: read it at
+`GET /api/rooms/{code}/log`.
+
 ### The `legal` list
 `legal` holds the action templates your seat may submit now. Each is
 `{"type": "...", "label": "...", "params": {"<name>": <domain>, ...}, "constraint": "..."?}`;
@@ -144,8 +148,13 @@ def _refusal(refused: RoomError) -> JSONResponse:
     )
 
 
+def _without_log(view: dict[str, Any]) -> dict[str, Any]:
+    view.pop("events", None)  # at /api/rooms/{code}/log
+    return view
+
+
 def room_json(snapshot: RoomSnapshot, seat: int | None, connected: AbstractSet[int]) -> dict[str, Any]:
-    state = snapshot.state
+    core = snapshot.core  # the state without its game log: reading the log grows with the game
     engine = snapshot.engine
     result = snapshot.result
     return {
@@ -167,7 +176,7 @@ def room_json(snapshot: RoomSnapshot, seat: int | None, connected: AbstractSet[i
             for s in snapshot.seats
         ],
         "to_act": snapshot.to_act(),
-        "view": engine.view(state, seat) if state is not None else None,
+        "view": _without_log(engine.view(core, seat)) if core is not None else None,
         "legal": snapshot.legal(seat),
         "result": result.to_json() if result is not None else None,
         "next_code": snapshot.next_code,
