@@ -1,4 +1,6 @@
-"""The FastAPI application, assembled: settings, database, services, static files and routers.
+"""The FastAPI application, assembled: settings, database, services, static files, the guards in
+front of every route (``security.py``: headers, cross-site refusals; ``limits.py``: body size, rate
+limits, socket caps), the error handlers, routers and the cleanup sweep.
 
 The routes live in ``api.py`` (the JSON API) and ``pages.py`` (pages and the live WebSocket); both read
 the service, the live rooms and the settings through the dependencies in ``deps.py``.
