@@ -2,7 +2,7 @@
 FROM node:20-slim AS frontend
 WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --loglevel=error
+RUN npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
@@ -25,6 +25,7 @@ RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ig
       --no-deps --no-build-isolation -e .
 COPY --from=frontend /build/node_modules/htmx.org/dist ./node_modules/htmx.org/dist
 COPY --from=frontend /build/node_modules/htmx-ext-ws/dist ./node_modules/htmx-ext-ws/dist
+COPY --from=frontend /build/node_modules/swagger-ui-dist ./node_modules/swagger-ui-dist
 RUN useradd --system --uid 10001 --home /app bourse && mkdir /data && chown bourse /data
 USER bourse
 VOLUME ["/data"]

@@ -352,6 +352,7 @@ class LiveRooms:
         finally:
             if self._bot_tasks.get(code) is asyncio.current_task():
                 del self._bot_tasks[code]
+                self._bot_rerun.discard(code)
 
     async def _bots_play(self, code: str) -> None:
         while True:
