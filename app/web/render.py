@@ -2,7 +2,8 @@
 
 Templates receive only the engine's view for one seat (plus that seat's legal actions and public
 room facts such as names), so a template cannot leak what the engine redacted. Each region of the
-table is rendered on its own so a push can replace just the regions that changed.
+table is rendered on its own so a push can replace just the regions that changed, and only when what
+its template read changed (``RegionCache``); the game log is a platform region pushed line by line.
 """
 
 from __future__ import annotations
