@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-import anyio
 import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
@@ -14,20 +13,14 @@ from starlette.websockets import WebSocketDisconnect
 from app.config import Settings
 from app.web.app import create_app
 from tests.platform.test_api import auth, new_qe_room
+from tests.platform.test_live_sync import received
 
 SECRET_BID = 987654321987
 
 
 def drain(socket: WebSocketTestSession) -> str:
     """Everything pushed to this tab so far (once every tab's outbox has been sent)."""
-    socket.portal.call(socket.app.state.live.idle)  # type: ignore[attr-defined]
-    texts = []
-    while True:
-        try:
-            message: dict[str, Any] = socket.portal.call(socket._send_rx.receive_nowait)  # noqa: SLF001
-        except anyio.WouldBlock:
-            return "".join(texts)
-        texts.append(message.get("text", ""))
+    return "".join(received(socket))
 
 
 def secret_forms(number: int) -> tuple[str, str]:

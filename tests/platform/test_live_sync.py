@@ -89,6 +89,7 @@ class TabPage:
 
 
 def received(socket: WebSocketTestSession) -> list[str]:
+    """Every message pushed to this tab so far (once every tab's outbox has been sent)."""
     socket.portal.call(socket.app.state.live.idle)  # type: ignore[attr-defined]
     texts = []
     while True:
@@ -97,6 +98,15 @@ def received(socket: WebSocketTestSession) -> list[str]:
         except anyio.WouldBlock:
             return texts
         texts.append(message.get("text", ""))
+
+
+def started_bot_room(client: TestClient, game: str, players: int) -> tuple[str, str]:
+    """A started room of Ann (seat 0, the host) and bots: its code and Ann's token."""
+    created = client.post("/api/rooms", json={"game": game, "players": players, "name": "Ann"}).json()
+    code, token = created["code"], created["token"]
+    client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
+    client.post(f"/api/rooms/{code}/start", headers=auth(token))
+    return code, token
 
 
 def fresh_page(live: LiveRooms, code: str, seat: int | None, connected: frozenset[int]) -> dict[str, str]:
@@ -145,10 +155,7 @@ def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings
     """Publishes of one room started at once (bots moving, people acting, tabs opening) are ordered."""
     with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
         live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
-        created = client.post("/api/rooms", json={"game": "qe", "players": 5, "name": "Ann"}).json()
-        code, token = created["code"], created["token"]
-        client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
-        client.post(f"/api/rooms/{code}/start", headers=auth(token))
+        code, token = started_bot_room(client, "qe", 5)
         tab = stack.enter_context(
             client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={token}"})
         )
@@ -201,10 +208,7 @@ def test_an_action_renders_each_changed_region_once_per_distinct_input(settings:
     """Five spectators cost one rendering; an unchanged region is not rendered again."""
     with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
         live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
-        created = client.post("/api/rooms", json={"game": "tulip-bubble", "players": 3, "name": "Ann"}).json()
-        code, token = created["code"], created["token"]
-        client.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth(token))
-        client.post(f"/api/rooms/{code}/start", headers=auth(token))
+        code, token = started_bot_room(client, "tulip-bubble", 3)
         client.portal.call(live.idle)  # the bots have played up to Ann's turn
         spectators = [stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}")) for _ in range(5)]
         for spectator in spectators:
