@@ -48,6 +48,7 @@ class Seat(SQLModel, table=True):
     token_hash: str | None = Field(default=None, index=True, max_length=64)
     is_bot: bool = False
     bot_controlled: bool = False  # a human's seat handed to a bot by the host
+    bot_strength: str = Field(default="normal", max_length=16)  # easy | normal: how its bot plays
     is_host: bool = False
     legal_version: int = 0  # room version when this seat's legal actions last changed
     created_at: datetime = Field(default_factory=utcnow)
