@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -30,3 +31,31 @@ def wait_live(page: Any) -> None:
 
 def game_over(page: Any) -> bool:
     return bool(page.locator("#r-status .status-finished").count())
+
+
+AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[dict[str, Any]]:
+    """The accessibility violations axe-core finds on the page as it stands, of the given impacts.
+
+    Each is axe's own record (id, impact, help, nodes), so a failing assertion says what to fix.
+    """
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=AXE_SCRIPT.read_text(encoding="utf-8"))
+    results = page.evaluate("async () => await window.axe.run(document, {resultTypes: ['violations']})")
+    return [
+        {
+            "id": violation["id"],
+            "impact": violation["impact"],
+            "help": violation["help"],
+            "nodes": [node["html"][:200] for node in violation["nodes"][:5]],
+        }
+        for violation in results["violations"]
+        if violation["impact"] in impacts
+    ]
+
+
+def page_width_overflow(page: Any) -> int:
+    """How many CSS pixels the page is wider than its window (0: it never scrolls sideways)."""
+    return int(page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth"))
