@@ -3,7 +3,9 @@
 Seats run clockwise: a player's "left" is the next seat, their "right" the previous one (ruling 1).
 The state is a plain dict; see ``setup`` for its fields. Secrets in the state: every seat's buyer
 colours (``buyers``), the order of ``deck`` and ``reserve``, and the action cards chosen before the
-reveal (``sale["cards"]``); ``view`` is the only way out.
+reveal (``sale["cards"]``); ``view`` is the only way out. ``ledger`` (where each seat's cash came from)
+and ``bursts`` (one record per crash) hold only public facts, kept so the end of the game can tell its
+story without reading the log.
 """
 
 from __future__ import annotations
@@ -63,6 +65,14 @@ def tulip_total(state: State, seat: int) -> int:
     return sum(state["tulips"][seat].values())
 
 
+def _book(state: State, seat: int, entry: str, amount: int) -> None:
+    """Note where ``seat``'s cash came from or went (``sold``, ``spent``, ``sell_off``): with the
+    starting ƒ700 these add up to the seat's cash. A state saved before the ledger existed gets one
+    from here on."""
+    ledger = state.setdefault("ledger", [{"sold": 0, "spent": 0, "sell_off": 0} for _ in state["cash"]])
+    ledger[seat][entry] += amount
+
+
 # --- set-up -------------------------------------------------------------------------------------------
 
 
@@ -106,6 +116,8 @@ def setup(players: int, options: dict[str, Any], seed: int) -> State:
             "turn_activity": False,
             "quiet_turns": 0,
             "end_reason": None,
+            "ledger": [{"sold": 0, "spent": 0, "sell_off": 0} for _ in range(players)],
+            "bursts": [],
         }
     )
     base.log_event(state, N_("{seat} holds the current player card."), seat=base.seat_ref(current))
@@ -371,6 +383,8 @@ def _settle_sale(state: State) -> None:
         tulips[winner][colour] += 1
         state["cash"][winner] -= paid
         state["cash"][seller] += paid
+        _book(state, winner, "spent", paid)
+        _book(state, seller, "sold", paid)
         text = (
             N_("{winner} buys {seller}'s {colour} tulip for ƒ{amount} (2 – Purchase).")
             if card == PURCHASE
@@ -386,6 +400,7 @@ def _settle_sale(state: State) -> None:
         tulips[seller][colour] -= 1
         state["stock"][colour] += 1
         state["cash"][seller] += paid
+        _book(state, seller, "sold", paid)
         text = (
             N_(
                 "{winner} discards one {colour} buyer; the bank pays {seller} ƒ{amount} (1 – Purchase by proxy)."
@@ -401,6 +416,7 @@ def _settle_sale(state: State) -> None:
         tulips[seller][colour] -= 1
         state["stock"][colour] += 1
         state["cash"][seller] += paid
+        _book(state, seller, "sold", paid)
         text = N_("Nobody wants the {colour} tulip: the bank pays {seller} ƒ{amount}.")
     _move_price(state, colour, landing)
     base.log_event(
@@ -436,7 +452,7 @@ def _settle_sale(state: State) -> None:
         )
     state["phase"] = DRAW
     if data.is_burst(state["price"][colour]):
-        _burst_and_check_end(state, colour, speculator)
+        _burst_and_check_end(state, colour, speculator, {"seat": winner, "card": card})
 
 
 def _move_price(state: State, colour: str, landing: data.Position) -> None:
@@ -530,6 +546,7 @@ def _buy(state: State, seat: int, action: dict[str, Any]) -> None:
         )
     paid = price(state, colour)
     state["cash"][seat] -= paid
+    _book(state, seat, "spent", paid)
     state["stock"][colour] -= 1
     state["tulips"][seat][colour] += 1
     state["turn_activity"] = True
@@ -543,7 +560,7 @@ def _buy(state: State, seat: int, action: dict[str, Any]) -> None:
         after=price(state, colour),
     )
     if data.is_burst(state["price"][colour]):
-        _burst_and_check_end(state, colour, None)
+        _burst_and_check_end(state, colour, None, {"seat": seat, "card": None})
     if state["phase"] != OVER:
         _end_turn(state)
 
@@ -591,9 +608,9 @@ def _advance(state: State) -> None:
 # --- the bubble bursts and the end of the game --------------------------------------------------------
 
 
-def _pay_out(state: State, colour: str, paired: bool) -> None:
+def _pay_out(state: State, colour: str, paired: bool, record: dict[str, Any]) -> None:
     """Repeat the sell-off passes: everyone eligible sells one tulip at the same value, then the value
-    steps down once (ruling 7)."""
+    steps down once (ruling 7). ``record`` (the burst's) adds up who was paid what."""
     while True:
         sellers = [
             s
@@ -607,6 +624,9 @@ def _pay_out(state: State, colour: str, paired: bool) -> None:
             state["tulips"][seat][colour] -= 1
             state["tulips_removed"][colour] += 1
             state["cash"][seat] += amount
+            _book(state, seat, "sell_off", amount)
+            record["paid"][seat] += amount
+            record["tulips"] += 1
             if paired:
                 state["buyers"][seat].remove(colour)
                 state["buyers_removed"] += 1
@@ -615,6 +635,7 @@ def _pay_out(state: State, colour: str, paired: bool) -> None:
                 text = N_("{seat} sells off one {colour} tulip for ƒ{amount}.")
             base.log_event(state, text, seat=base.seat_ref(seat), colour=colour_ref(colour), amount=amount)
         _move_price(state, colour, data.sell_off_step(state["price"][colour]))
+        record["steps"] += 1
         base.log_event(
             state,
             N_("The {colour} price drops to ƒ{after}."),
@@ -623,7 +644,18 @@ def _pay_out(state: State, colour: str, paired: bool) -> None:
         )
 
 
-def _burst(state: State, colour: str, speculator: int | None) -> None:
+def _burst(state: State, colour: str, speculator: int | None, trigger: dict[str, Any] | None) -> None:
+    """``trigger`` is who moved the price onto the burst space and how ({"seat", "card"}; card None for
+    a purchase from the stockpile), None when the last colour bursts by itself."""
+    record: dict[str, Any] = {
+        "colour": colour,
+        "peak": price(state, colour),
+        "trigger": trigger,
+        "paid": [0] * state["players"],
+        "tulips": 0,
+        "steps": 0,
+    }
+    state.setdefault("bursts", []).append(record)
     base.log_event(
         state,
         N_("The {colour} bubble bursts at ƒ{amount}!"),
@@ -641,8 +673,9 @@ def _burst(state: State, colour: str, speculator: int | None) -> None:
                     seat=base.seat_ref(seat),
                     colour=colour_ref(colour),
                 )
-    _pay_out(state, colour, paired=True)
-    _pay_out(state, colour, paired=False)
+    _pay_out(state, colour, True, record)
+    _pay_out(state, colour, False, record)
+    record["floor"] = price(state, colour)
     _remove_colour(state, colour)
 
 
@@ -658,7 +691,9 @@ def _remove_colour(state: State, colour: str) -> None:
             state["buyers_removed"] += left_over
             base.log_event(
                 state,
-                N_("{seat} discards {count} unused {colour} buyer(s)."),
+                N_("{seat} discards an unused {colour} buyer.")
+                if left_over == 1
+                else N_("{seat} discards {count} unused {colour} buyers."),
                 seat=base.seat_ref(seat),
                 count=left_over,
                 colour=colour_ref(colour),
@@ -680,14 +715,14 @@ def _remove_colour(state: State, colour: str) -> None:
     base.log_event(state, N_("The {colour} tulips leave the game."), colour=colour_ref(colour))
 
 
-def _burst_and_check_end(state: State, colour: str, speculator: int | None) -> None:
-    _burst(state, colour, speculator)
+def _burst_and_check_end(state: State, colour: str, speculator: int | None, trigger: dict[str, Any]) -> None:
+    _burst(state, colour, speculator, trigger)
     if len(state["live"]) == 1:
         last = state["live"][0]
         base.log_event(
             state, N_("Only {colour} is left: its bubble bursts at once."), colour=colour_ref(last)
         )
-        _burst(state, last, None)
+        _burst(state, last, None, None)
     if not state["live"]:
         _finish(state, "last_colour")
 
@@ -703,9 +738,12 @@ def _end_by_declines(state: State) -> None:
                 state["tulips"][seat][colour] = 0
                 state["tulips_removed"][colour] += count
                 state["cash"][seat] += count * amount
+                _book(state, seat, "sell_off", count * amount)
                 base.log_event(
                     state,
-                    N_("{seat} sells {count} {colour} tulip(s) at ƒ{amount} each."),
+                    N_("{seat} sells one {colour} tulip at ƒ{amount}.")
+                    if count == 1
+                    else N_("{seat} sells {count} {colour} tulips at ƒ{amount} each."),
                     seat=base.seat_ref(seat),
                     count=count,
                     colour=colour_ref(colour),

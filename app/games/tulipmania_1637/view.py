@@ -3,7 +3,8 @@
 Public: the board, every price history, all tulips and cash, each player's number of buyer cards, the
 face-up buyers, who has chosen an action card, and the cards once revealed. Private: your own buyer
 colours and your own chosen card. Nobody sees the deck or reserve order, or another seat's choice
-before the reveal.
+before the reveal. Where each seat's cash came from and what each burst paid out are public (every
+sale, purchase and sell-off is announced), so they are shown to all, and tell the story at the end.
 """
 
 from __future__ import annotations
@@ -67,6 +68,46 @@ def _drawn(cell: Sequence[int]) -> list[int]:
     return [data.rows() - 1 - cell[0], cell[1]]
 
 
+def _one_step_from_bursting(cell: list[int]) -> bool:
+    """Whether a single purchase or speculation would put this price on a burst space."""
+    jump = data.speculate(cell)
+    return data.is_burst(data.purchase(cell)) or (jump is not None and data.is_burst(jump[1]))
+
+
+def _burst_view(record: dict[str, Any]) -> dict[str, Any]:
+    trigger = record["trigger"]
+    return {
+        "colour": record["colour"],
+        "name": COLOUR_NAMES[record["colour"]],
+        "peak": record["peak"],
+        "floor": record.get("floor", record["peak"]),
+        "by": None if trigger is None else trigger["seat"],
+        "card_name": None if trigger is None or trigger["card"] is None else CARD_NAMES[trigger["card"]],
+        "paid": list(record["paid"]),
+        "total": sum(record["paid"]),
+        "tulips": record["tulips"],
+        "steps": record["steps"],
+    }
+
+
+def _story(state: State, bursts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The finished game's headline facts: the winners' margin and the burst that paid them most."""
+    cash = state["cash"]
+    best = winners(state)
+    others = [c for s, c in enumerate(cash) if s not in best]
+    margin = cash[best[0]] - max(others) if others else 0
+    decisive = max(bursts, key=lambda b: sum(b["paid"][s] for s in best), default=None)
+    if decisive is not None and not sum(decisive["paid"][s] for s in best):
+        decisive = None
+    return {
+        "winners": best,
+        "cash": cash[best[0]],
+        "margin": margin,
+        "decisive": decisive,
+        "decisive_paid": 0 if decisive is None else sum(decisive["paid"][s] for s in best),
+    }
+
+
 def _colour_view(state: State, colour: str) -> dict[str, Any]:
     cell = state["price"][colour]
     live = colour in state["live"]
@@ -74,6 +115,7 @@ def _colour_view(state: State, colour: str) -> dict[str, Any]:
         "key": colour,
         "name": COLOUR_NAMES[colour],
         "letter": COLOUR_LETTERS[colour],
+        "danger": live and _one_step_from_bursting(cell),
         "live": live,
         "price": data.value(cell),
         "stock": state["stock"][colour],
@@ -132,6 +174,8 @@ def view(state: State, seat: int | None) -> View:
     players = state["players"]
     sale = state["sale"]
     is_player = seat is not None and 0 <= seat < players
+    ledger = state.get("ledger") or [{"sold": 0, "spent": 0, "sell_off": 0} for _ in range(players)]
+    bursts = [_burst_view(record) for record in state.get("bursts", [])]
     seats = []
     for s in range(players):
         seats.append(
@@ -144,6 +188,7 @@ def view(state: State, seat: int | None) -> View:
                 "current": s == state["current"],
                 "priority": s == state["priority"],
                 "chosen": None if sale is None or s == state["current"] else sale["cards"][s] is not None,
+                "ledger": dict(ledger[s]),
             }
         )
     out: View = {
@@ -157,6 +202,8 @@ def view(state: State, seat: int | None) -> View:
         "colours": [_colour_view(state, c) for c in state["colours"]],
         "live": list(state["live"]),
         "burst": list(state["burst"]),
+        "bursts": bursts,
+        "starting_cash": data.STARTING_CASH,
         "face_up": list(state["face_up"]),
         "deck_count": len(state["deck"]),
         "reserve_count": len(state["reserve"]),
@@ -179,6 +226,7 @@ def view(state: State, seat: int | None) -> View:
         out["sale"] = {
             "seller": state["current"],
             "colour": sale["colour"],
+            "colour_name": COLOUR_NAMES[sale["colour"]],
             "price": price(state, sale["colour"]),
             "waiting": [s for s in range(players) if s != state["current"] and sale["cards"][s] is None],
             "seller_choice": state["phase"] == SELLER_CHOICE,
@@ -198,4 +246,5 @@ def view(state: State, seat: int | None) -> View:
         order = sorted(range(players), key=lambda s: (-state["cash"][s], s))
         out["standings"] = [{"seat": s, "cash": state["cash"][s]} for s in order]
         out["winners"] = winners(state)
+        out["story"] = _story(state, bursts)
     return out
