@@ -87,6 +87,8 @@ class GameInfo:
     blurb: str  # an English, translatable one-liner (marked with N_)
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     regions: tuple[str, ...] = ("table",)  # template partials in templates/games/<id>/<region>.html
+    # Game-log texts that open a new round or turn: the log shows them as headings that group what follows.
+    log_headings: tuple[str, ...] = ()
 
     def name(self, locale: str) -> str:
         if locale == "zh_Hant":

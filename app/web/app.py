@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
@@ -85,6 +85,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = db
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        """Browsers ask for /favicon.ico wherever a page names no icon (the API docs, a JSON answer)."""
+        return FileResponse(ROOT / "static" / "icons" / "favicon.svg", media_type="image/svg+xml")
+
     for name, folder in VENDOR.items():
         if folder.is_dir():
             app.mount(f"/vendor/{name}", StaticFiles(directory=folder), name=f"vendor-{name}")

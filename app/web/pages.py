@@ -152,6 +152,7 @@ def room_page(
         room={
             "code": snapshot.code,
             "version": snapshot.version,
+            "status": snapshot.status,
         },  # never the state: only views reach templates
         info=info,
         regions=regions_container(regions, oob=False),

@@ -403,25 +403,39 @@ def render_regions(
 
 # --------------------------------------------------------------------------- the game log
 def event_line(event: dict[str, Any], locale: str, game_id: str, name_of: Callable[[int], str]) -> str:
-    """One game-log line (the same for every viewer allowed to read it)."""
+    """One game-log line (the same for every viewer allowed to read it); a line opening a round or a
+    turn (the game's ``log_headings``) is a heading for the lines after it."""
     text = format_message(locale, event["text"], event["params"], name_of, package_of(game_id))
+    if event["text"] in _log_headings(game_id):
+        return f'<li class="log-heading">{escape(text)}</li>'
     return f"<li>{escape(text)}</li>"
 
 
+@lru_cache
+def _log_headings(game_id: str) -> frozenset[str]:
+    from app.games.registry import ENGINES  # the registry imports every game; render is imported by them
+
+    engine = ENGINES.get(game_id)
+    return frozenset(engine.info.log_headings) if engine is not None else frozenset()
+
+
 def events_region(lines_newest_first: Iterable[str], locale: str) -> str:
-    """The game log's region: its heading and every line it shows, newest first."""
-    heading = escape(translations(locale).gettext("Game log"))
+    """The game log's region: its heading and every line it shows, oldest first (a log reads down,
+    like a conversation: the newest line is at the bottom, where the page scrolls it into view)."""
+    catalogue = translations(locale)
+    heading = escape(catalogue.gettext("Game log"))
+    lines = "".join(reversed(list(lines_newest_first)))
     return (
-        f'<div class="panel event-log"><h2>{heading}</h2>'
-        f'<ol class="log" id="event-list" reversed>{"".join(lines_newest_first)}</ol></div>'
+        f'<div class="panel event-log" role="log" aria-labelledby="event-log-title">'
+        f'<h2 id="event-log-title">{heading}</h2><ol class="log" id="event-list">{lines}</ol></div>'
     )
 
 
 def events_added(lines_newest_first: list[str]) -> str:
-    """Lines to put on top of the game log a tab already shows."""
+    """Lines to add at the bottom of the game log a tab already shows."""
     if not lines_newest_first:
         return ""
-    return f'<div hx-swap-oob="afterbegin:#event-list">{"".join(lines_newest_first)}</div>'
+    return f'<div hx-swap-oob="beforeend:#event-list">{"".join(reversed(lines_newest_first))}</div>'
 
 
 def wrap_region(region: str, html: str, oob: bool) -> Markup:
@@ -439,10 +453,17 @@ def version_marker(version: int) -> str:
 
 
 def regions_container(regions: dict[str, str], oob: bool) -> Markup:
-    """All regions in their container: pushed whole when the set of regions changes (game start)."""
-    inner = "".join(wrap_region(region, html, oob=False) for region, html in regions.items())
+    """All regions: the table's in their container, then the game log beside it (a side column on a
+    laptop, a drawer on a phone). Pushed whole when the set of regions changes (game start). Before
+    the game starts the log's place is kept empty, so the push that starts it has a target."""
+    inner = "".join(wrap_region(region, html, oob=False) for region, html in regions.items() if region != EVENTS)
     oob_attr = ' hx-swap-oob="true"' if oob else ""
-    return Markup(f'<div id="regions"{oob_attr}>{inner}</div>')
+    log = (
+        wrap_region(EVENTS, regions[EVENTS], oob=oob)
+        if EVENTS in regions
+        else Markup(f'<section id="r-{EVENTS}" class="region region-{EVENTS}" hidden{oob_attr}></section>')
+    )
+    return Markup(f'<div id="regions"{oob_attr}>{inner}</div>{log}')
 
 
 def oob_fragments(regions: dict[str, str], only: Iterable[str] | None = None) -> str:

@@ -1,13 +1,451 @@
-// Small page glue; all game logic and state live on the server.
+// Small page glue; all game logic and state live on the server. Everything here is an enhancement:
+// without it the forms still post and the pages still render.
 (function () {
   "use strict";
   var baseTitle = document.title;
+  var store = window.localStorage;
+  var reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  function setting(name, fallback) {
+    try {
+      var value = store.getItem("bourse." + name);
+      return value === null ? fallback : value === "1";
+    } catch (e) {
+      return fallback;
+    }
+  }
+
+  function remember(name, on) {
+    try {
+      store.setItem("bourse." + name, on ? "1" : "0");
+    } catch (e) { /* private mode: the choice lasts this page */ }
+  }
+
+  // ------------------------------------------------------------ your turn: title, icon, alerts
+  function yourMove() {
+    var status = document.querySelector("#r-status [data-your-move]");
+    return Boolean(status && status.getAttribute("data-your-move") === "yes");
+  }
+
+  function promptText() {
+    var prompt = document.querySelector("#r-status .status");
+    return prompt ? prompt.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
+  var favicon = document.getElementById("favicon");
+  var plainIcon = favicon ? favicon.href : null;
+  var badgeIcon = null;
+
+  function drawBadge(done) {
+    if (badgeIcon || !plainIcon) {
+      done();
+      return;
+    }
+    var image = new Image();
+    image.onload = function () {
+      var canvas = document.createElement("canvas");
+      canvas.width = canvas.height = 64;
+      var pen = canvas.getContext("2d");
+      pen.drawImage(image, 0, 0, 64, 64);
+      pen.fillStyle = "#d62828";
+      pen.strokeStyle = "#ffffff";
+      pen.lineWidth = 5;
+      pen.beginPath();
+      pen.arc(48, 16, 14, 0, 2 * Math.PI);
+      pen.fill();
+      pen.stroke();
+      badgeIcon = canvas.toDataURL("image/png");
+      done();
+    };
+    image.src = plainIcon;
+  }
 
   function markTitle() {
-    var status = document.querySelector("#r-status [data-your-move]");
-    var yours = status && status.getAttribute("data-your-move") === "yes";
-    document.title = (yours ? "● " : "") + baseTitle;
+    var yours = yourMove();
+    var turn = document.body.getAttribute("data-turn-title") || "";
+    document.title = yours ? "● " + turn + " · " + baseTitle : baseTitle;
+    if (!favicon) {
+      return;
+    }
+    if (yours) {
+      drawBadge(function () { if (yourMove()) { favicon.href = badgeIcon; } });
+    } else {
+      favicon.href = plainIcon;
+    }
   }
+
+  var audio = null;
+
+  function beep() {
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) {
+      return;
+    }
+    audio = audio || new Context();
+    [0, 0.18].forEach(function (start, index) {
+      var tone = audio.createOscillator();
+      var gain = audio.createGain();
+      tone.frequency.value = index ? 880 : 660;
+      gain.gain.setValueAtTime(0.0001, audio.currentTime + start);
+      gain.gain.exponentialRampToValueAtTime(0.2, audio.currentTime + start + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + start + 0.16);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(audio.currentTime + start);
+      tone.stop(audio.currentTime + start + 0.17);
+    });
+  }
+
+  function alertTurn() {
+    if (setting("alert-sound", false)) {
+      beep();
+    }
+    if (!document.hidden) {
+      return;
+    }
+    if (setting("alert-vibrate", true) && navigator.vibrate) {
+      navigator.vibrate([120, 60, 120]);
+    }
+    if (setting("alert-notify", false) && window.Notification && Notification.permission === "granted") {
+      var note = new Notification(document.body.getAttribute("data-turn-title") || baseTitle, {
+        body: promptText(), tag: "bourse-turn", icon: plainIcon || undefined
+      });
+      note.onclick = function () { window.focus(); note.close(); };
+    }
+  }
+
+  function setUpAlertSettings() {
+    var box = document.getElementById("alert-settings");
+    if (!box) {
+      return;
+    }
+    box.querySelectorAll("input[type=checkbox]").forEach(function (input) {
+      input.checked = setting(input.name, input.defaultChecked);
+      input.addEventListener("change", function () {
+        remember(input.name, input.checked);
+        if (input.name === "alert-sound" && input.checked) {
+          beep();  // a sample, and browsers allow sound only after a gesture like this one
+        }
+        if (input.name === "alert-notify" && input.checked && window.Notification) {
+          Notification.requestPermission().then(function (answer) {
+            if (answer !== "granted") {
+              input.checked = false;
+              remember(input.name, false);
+            }
+          });
+        }
+      });
+    });
+  }
+
+  // ------------------------------------------------------------ what changed in a push
+  function tracked() {
+    var found = {};
+    document.querySelectorAll("[data-track]").forEach(function (element) {
+      found[element.getAttribute("data-track")] = {
+        element: element,
+        text: element.textContent.replace(/\s+/g, " ").trim(),
+        value: element.getAttribute("data-value"),
+        rect: element.hasAttribute("data-move") ? element.getBoundingClientRect() : null
+      };
+    });
+    return found;
+  }
+
+  function flash(element) {
+    element.classList.remove("changed");
+    void element.offsetWidth;  // restart the animation when it changes twice in a row
+    element.classList.add("changed");
+    window.setTimeout(function () { element.classList.remove("changed"); }, 2600);
+  }
+
+  function glide(element, from) {
+    var to = element.getBoundingClientRect();
+    var dx = from.left - to.left;
+    var dy = from.top - to.top;
+    if (reduceMotion || (!dx && !dy)) {
+      return;
+    }
+    element.style.transform = "translate(" + dx + "px," + dy + "px)";
+    void element.offsetWidth;
+    element.classList.add("moving");
+    element.style.transform = "";
+    window.setTimeout(function () { element.classList.remove("moving"); }, 700);
+  }
+
+  function markChanges(before) {
+    var after = tracked();
+    Object.keys(after).forEach(function (key) {
+      var old = before[key];
+      var now = after[key];
+      if (!old || old.element === now.element) {
+        return;  // new on the page, or a region that was not replaced
+      }
+      if (old.text !== now.text || old.value !== now.value) {
+        flash(now.element);
+      }
+      if (old.rect && now.rect) {
+        glide(now.element, old.rect);
+      }
+    });
+  }
+
+  // What a person has typed or ticked survives a push that redraws its form.
+  function typed() {
+    var kept = {};
+    document.querySelectorAll("form[id]").forEach(function (form) {
+      var values = {};
+      Array.prototype.forEach.call(form.elements, function (input) {
+        if (!input.name || input.type === "hidden") {
+          return;
+        }
+        if ((input.type === "checkbox" || input.type === "radio") && input.checked !== input.defaultChecked) {
+          values[input.name + "=" + input.value] = input.checked;
+        } else if (input.value !== undefined && "defaultValue" in input && input.value !== input.defaultValue) {
+          values[input.name] = input.value;
+        }
+      });
+      kept[form.id] = { form: form, values: values };
+    });
+    var focus = document.activeElement;
+    kept.focus = focus && focus.form && focus.form.id ? { form: focus.form.id, name: focus.name } : null;
+    return kept;
+  }
+
+  function restoreTyped(kept) {
+    Object.keys(kept).forEach(function (id) {
+      if (id === "focus") {
+        return;
+      }
+      var form = document.getElementById(id);
+      if (!form || form === kept[id].form) {
+        return;
+      }
+      Object.keys(kept[id].values).forEach(function (key) {
+        var value = kept[id].values[key];
+        if (typeof value === "boolean") {
+          var parts = key.split("=");
+          var box = form.querySelector("[name='" + CSS.escape(parts[0]) + "'][value='" + CSS.escape(parts.slice(1).join("=")) + "']");
+          if (box) { box.checked = value; }
+        } else {
+          var input = form.elements.namedItem(key);
+          if (input && input.value === input.defaultValue && !input.disabled) {
+            input.value = value;
+          }
+        }
+      });
+    });
+    if (kept.focus) {
+      var form = document.getElementById(kept.focus.form);
+      var input = form && kept.focus.name ? form.elements.namedItem(kept.focus.name) : null;
+      if (input && input.focus && document.activeElement === document.body) {
+        input.focus();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ the game log
+  var logOpen = false;
+  var unread = 0;
+
+  function logList() {
+    return document.getElementById("event-list");
+  }
+
+  function scrollLog(list) {
+    list.scrollTop = list.scrollHeight;
+    var drawer = document.getElementById("r-events");
+    if (drawer) { drawer.scrollTop = drawer.scrollHeight; }
+  }
+
+  function setUpLog() {
+    var log = document.getElementById("r-events");
+    var toggle = document.getElementById("log-toggle");
+    if (!log || !toggle) {
+      return;
+    }
+    var label = toggle.getAttribute("data-label") || toggle.textContent;
+    toggle.setAttribute("data-label", label);
+    var shown = !log.hidden;
+    toggle.hidden = !shown;
+    document.body.classList.toggle("has-drawer", shown);
+    toggle.textContent = unread ? label + " (" + unread + ")" : label;
+    var list = logList();
+    if (list) { scrollLog(list); }
+  }
+
+  function toggleLog(open) {
+    var toggle = document.getElementById("log-toggle");
+    logOpen = open;
+    document.body.classList.toggle("log-open", open);
+    if (toggle) { toggle.setAttribute("aria-expanded", open ? "true" : "false"); }
+    if (open) {
+      unread = 0;
+      setUpLog();
+      var list = logList();
+      if (list) { scrollLog(list); }
+    }
+  }
+
+  function newLines(before) {
+    var list = logList();
+    if (!list) {
+      return;
+    }
+    var lines = list.querySelectorAll("li");
+    var added = Array.prototype.slice.call(lines, Math.min(before, lines.length));
+    if (!added.length || before === 0) {
+      scrollLog(list);
+      return;
+    }
+    added.forEach(function (line) {
+      line.classList.add("fresh");
+      window.setTimeout(function () { line.classList.remove("fresh"); }, 5000);
+    });
+    scrollLog(list);
+    var latest = document.getElementById("latest-events");
+    if (latest) {
+      latest.textContent = added.slice(-3).map(function (line) { return line.textContent.trim(); }).join(" · ");
+      latest.hidden = false;
+    }
+    if (!logOpen) {
+      unread += added.length;
+      setUpLog();
+    }
+  }
+
+  // ------------------------------------------------------------ one push
+  var before = null;
+
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    var list = logList();
+    before = {
+      tracked: tracked(),
+      typed: typed(),
+      lines: list ? list.querySelectorAll("li").length : 0,
+      yours: yourMove(),
+      prompt: promptText(),
+      lobby: Boolean(document.getElementById("r-lobby"))
+    };
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    if (!before) {
+      markTitle();
+      return;
+    }
+    var was = before;
+    before = null;
+    markChanges(was.tracked);
+    restoreTyped(was.typed);
+    newLines(was.lines);
+    setUpLog();
+    markTitle();
+    var prompt = promptText();
+    if (prompt !== was.prompt) {
+      var announcer = document.getElementById("announcer");
+      if (announcer) { announcer.textContent = prompt; }
+    }
+    if (yourMove() && !was.yours) {
+      alertTurn();
+    }
+    var menu = document.getElementById("room-menu");
+    if (menu && was.lobby && !document.getElementById("r-lobby")) {
+      menu.open = false;  // the game started: the invite folds away, the table comes first
+    }
+  });
+
+  // ------------------------------------------------------------ confirm a one-tap irreversible action
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[data-confirm]");
+    if (!button) {
+      return;
+    }
+    if (button.classList.contains("armed")) {
+      window.setTimeout(function () { disarm(button); }, 0);
+      return;  // the second tap: let it submit
+    }
+    event.preventDefault();
+    event.stopPropagation();
+    document.querySelectorAll("button.armed").forEach(disarm);
+    button.setAttribute("data-label", button.innerHTML);
+    button.textContent = button.getAttribute("data-confirm");
+    button.classList.add("armed");
+    button.setAttribute("aria-live", "polite");
+    button._bourseDisarm = window.setTimeout(function () { disarm(button); }, 4000);
+  }, true);
+
+  function disarm(button) {
+    if (!button.classList.contains("armed")) {
+      return;
+    }
+    window.clearTimeout(button._bourseDisarm);
+    button.classList.remove("armed");
+    button.innerHTML = button.getAttribute("data-label");
+    button.removeAttribute("aria-live");
+  }
+
+  // ------------------------------------------------------------ a refused form: the message at its control
+  function refusalText(xhr) {
+    var text = xhr.responseText || "";
+    try {
+      var parsed = new DOMParser().parseFromString(text, "text/html");
+      var flashed = parsed.querySelector(".flash");
+      if (flashed && flashed.textContent.trim()) {
+        return flashed.textContent.trim();
+      }
+    } catch (e) { /* not HTML */ }
+    return "";
+  }
+
+  function clearControlError(form) {
+    form.querySelectorAll(".control-error").forEach(function (note) { note.remove(); });
+    form.querySelectorAll("[aria-invalid]").forEach(function (input) {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    });
+  }
+
+  function showControlError(form, message) {
+    clearControlError(form);
+    var note = document.createElement("p");
+    note.className = "control-error";
+    note.setAttribute("role", "alert");
+    note.id = (form.id || "form") + "-error";
+    note.textContent = message;
+    form.appendChild(note);
+    var inputs = form.querySelectorAll("input:not([type=hidden]), select, textarea");
+    inputs.forEach(function (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", note.id);
+    });
+    if (note.scrollIntoView) {
+      note.scrollIntoView({ block: "nearest", behavior: reduceMotion ? "auto" : "smooth" });
+    }
+    if (inputs.length && inputs[0].focus) {
+      inputs[0].focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.tagName !== "FORM") {
+      return;
+    }
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (status >= 400 && status < 500) {
+      var message = refusalText(event.detail.xhr);
+      if (message) {
+        showControlError(form, message);
+      }
+      return;  // what was typed stays, to be corrected
+    }
+    if (event.detail.successful) {
+      clearControlError(form);
+      if (form.dataset.reset !== "keep") {
+        form.reset();
+      }
+    }
+  });
 
   // A personal link is /r/<code>/resume#<token>: the token stays out of every URL a server sees.
   // Take it from the fragment, drop the fragment from the address bar and history, and post it.
@@ -34,6 +472,15 @@
     }
     markTitle();
     resumeFromLink();
+    setUpAlertSettings();
+    setUpLog();
+    var toggle = document.getElementById("log-toggle");
+    if (toggle) {
+      toggle.addEventListener("click", function () { toggleLog(!logOpen); });
+    }
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && logOpen) { toggleLog(false); }
+    });
     document.querySelectorAll("input.copy").forEach(function (input) {
       input.addEventListener("focus", function () { input.select(); });
     });
@@ -44,13 +491,5 @@
   });
   document.addEventListener("htmx:wsClose", function () {
     document.body.classList.remove("ws-online");
-  });
-  document.addEventListener("htmx:oobAfterSwap", markTitle);
-  document.addEventListener("htmx:wsAfterMessage", markTitle);
-  document.addEventListener("htmx:afterRequest", function (event) {
-    var form = event.detail.elt;
-    if (event.detail.successful && form && form.tagName === "FORM" && form.dataset.reset !== "keep") {
-      form.reset();
-    }
   });
 })();

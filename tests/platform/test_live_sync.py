@@ -75,12 +75,10 @@ class TabPage:
             swap = attrs.get("hx-swap-oob") or "true"
             if attrs.get("id") == "regions":
                 self.regions = {a["id"][2:]: html for a, html in _TopLevel(inner).elements}  # type: ignore[index]
-            elif swap == "afterbegin:#event-list":
-                self.regions["events"] = self.regions["events"].replace(
-                    '<ol class="log" id="event-list" reversed>',
-                    f'<ol class="log" id="event-list" reversed>{inner}',
-                    1,
-                )
+            elif swap == "beforeend:#event-list":
+                log = self.regions["events"]
+                end = log.rindex("</ol>")
+                self.regions["events"] = log[:end] + inner + log[end:]
             elif attrs.get("id") == "r-flash":
                 self.version = int(attrs.get("data-room-version") or self.version)
             else:

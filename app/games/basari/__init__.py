@@ -18,6 +18,7 @@ INFO = GameInfo(
         "and lead the colours when the market closes."
     ),
     regions=("summary", "bargain", "actions", "bank", "players"),  # then the platform's game log
+    log_headings=("Round {round} begins.",),
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

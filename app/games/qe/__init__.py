@@ -17,6 +17,7 @@ INFO = GameInfo(
         "Central banks print money to bail out companies: bid any amount, but the biggest spender loses."
     ),
     regions=("auction", "sheet", "players", "sales"),  # then the platform's game log
+    log_headings=("{seat} reveals {country} {industry} ({points} points).",),
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

@@ -16,6 +16,7 @@ INFO = GameInfo(
     blurb=N_("Holland, 1636: bid for tulips, sell to collectors, and cash out before the bubble bursts."),
     options=data.OPTIONS,
     regions=("auction", "hand", "board", "history"),  # then the platform's game log
+    log_headings=("Round {round} begins; {seat} is the start player.",),
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

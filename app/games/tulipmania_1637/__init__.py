@@ -18,6 +18,7 @@ INFO = GameInfo(
         "bubble bursts."
     ),
     regions=("board", "market", "sale", "players", "hand", "history"),  # then the platform's game log
+    log_headings=("{seat} holds the current player card.", "{seat} takes the current player card."),
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)
