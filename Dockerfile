@@ -2,7 +2,7 @@
 FROM node:20-slim AS frontend
 WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
