@@ -121,7 +121,7 @@ def _start_auction(state: State) -> None:
         base.log_event(
             state,
             N_(
-                "Last company: {country} {industry} ({points} points). No auctioneer: everyone bids secretly."
+                "Last company: {country} {industry} (points: {points}). No auctioneer: everyone bids secretly."
             ),
             **tile_params(tile),
         )
@@ -493,7 +493,7 @@ def _finish(state: State) -> None:
     for seat in standings["winners"]:
         base.log_event(
             state,
-            N_("{seat} wins with {points} points."),
+            N_("{seat} wins with a final score of {points}."),
             seat=base.seat_ref(seat),
             points=standings["totals"][seat],
         )

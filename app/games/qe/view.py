@@ -93,7 +93,18 @@ def _current_auction(state: State, seat: int | None) -> dict[str, Any] | None:
         "all_bids": auction["steps"] if seat is not None and seat == auctioneer else None,
         "forbidden_bid": auction["open_bid"],
         "min_bid": 1 if state["phase"] == "open_bid" else 0,
+        "zero_bid_scores": own and zero_bid_would_score(state, seat),
+        "last_round": auction["round"] + 1 >= rules.rounds_with_auctioneer(state["players"]),
+        "auctions_left": state["turns"] - auction["number"],
     }
+
+
+def zero_bid_would_score(state: State, seat: int | None) -> bool:
+    """Whether a zero bid handed in now would score (phase 04: 4–5 players, once per round)."""
+    auction = state["auction"]
+    if seat is None or auction is None or state["players"] < 4 or seat == auction["auctioneer"]:
+        return False
+    return auction["round"] not in state["zero_rounds"][seat]
 
 
 def _public_seat(state: State, history: list[dict[str, Any]], seat: int) -> dict[str, Any]:
@@ -123,6 +134,30 @@ def sheet(state: State, history: list[dict[str, Any]], seat: int) -> dict[str, A
     }
 
 
+def ending_story(final: dict[str, Any]) -> dict[str, Any]:
+    """The facts of the decisive moment: who was eliminated for spending how much against whom,
+    whether that cost them the best score, and what the winners scored (all revealed at the end)."""
+    spends: list[int] = final["spends"]
+    totals: list[int] = final["totals"]
+    eliminated = [s for s, out in enumerate(final["eliminated"]) if out]
+    survivors = [s for s in range(len(spends)) if s not in eliminated]
+    next_spend = max(spends[s] for s in survivors) if eliminated else None
+    winners: list[int] = final["winners"]
+    winning_total = totals[winners[0]]
+    best_eliminated = max((totals[s] for s in eliminated), default=None)
+    return {
+        "eliminated": eliminated,
+        "top_spend": max(spends),
+        "next_spend": next_spend,
+        "next_spenders": [s for s in survivors if spends[s] == next_spend],
+        "lowest_spenders": [s for s, bonus in enumerate(final["bonuses"]) if bonus],
+        "eliminated_leader": best_eliminated is not None and best_eliminated > winning_total,
+        "best_eliminated_total": best_eliminated,
+        "winners": list(winners),
+        "winning_total": winning_total,
+    }
+
+
 def view(state: State, seat: int | None) -> View:
     players = state["players"]
     history = _history(state, seat)
@@ -143,6 +178,7 @@ def view(state: State, seat: int | None) -> View:
                 for s in range(players)
             ],
             "winners": list(f["winners"]),
+            "story": ending_story(f),
         }
     last = history[-1] if history else None
     return {

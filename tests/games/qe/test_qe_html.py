@@ -145,14 +145,14 @@ class ButtonPosts(HTMLParser):
 
 def test_bid_zero_button_hands_in_a_zero_bid() -> None:
     """Seed 02 秘密競標: a sealed bid may be 0 (and scores 2 once per round, phase 04). The page's
-    "Bid 0" button must post exactly that, whatever is typed in the amount box beside it."""
+    "Bid 0 (2 points)" button must post exactly that, whatever is typed in the amount box beside it."""
     state = ENGINE.apply(fresh(4), 0, {"type": "open_bid", "amount": "5"})
     for typed in ("", "12"):
         page = ButtonPosts(typed)
         page.feed(render_seat_html(ENGINE, state, 1))
         posts = dict(page.posts)
-        assert posts["Bid 0"] == {"type": "bid", "amount": "0"}
-        after = ENGINE.apply(state, 1, posts["Bid 0"])
+        assert posts["Bid 0 (2 points)"] == {"type": "bid", "amount": "0"}
+        after = ENGINE.apply(state, 1, posts["Bid 0 (2 points)"])
         assert after["auction"]["bids"][1] == 0
 
 
