@@ -114,6 +114,18 @@ class SeatInfo:
         return self.is_bot or self.bot_controlled
 
 
+@dataclass(frozen=True)
+class MatchScore:
+    """Wins per seat over the games a group played one after another (``RoomService.match_score``)."""
+
+    games: int
+    wins: tuple[int, ...]
+
+    def adding(self, winners: list[int]) -> MatchScore:
+        wins = tuple(won + (seat in winners) for seat, won in enumerate(self.wins))
+        return MatchScore(self.games + 1, wins)
+
+
 @dataclass(eq=False)
 class RoomSnapshot:
     """A consistent read of one room at one version: what routes render and answer with.
@@ -270,6 +282,8 @@ class RoomService:
         self._locks_guard = threading.Lock()
         self._hot: OrderedDict[str, RoomSnapshot] = OrderedDict()
         self._hot_guard = threading.Lock()
+        self._previous: OrderedDict[str, str | None] = OrderedDict()  # room -> the room played again
+        self._scores: OrderedDict[str, MatchScore] = OrderedDict()  # finished room -> its chain's score
         self._written_at = -HEALTH_EVERY  # when the health check last committed its write
         self._write_failed_at = -WRITE_FAILURE_MEMORY  # when a write last failed
 
@@ -472,8 +486,11 @@ class RoomService:
             session.add(seat)
             self._bump(session, room)
 
-    def play_again(self, code: str, actor: int | None) -> tuple[str, str]:
-        """A new room with the same game, options and bots; others are offered to join it."""
+    def play_again(self, code: str, actor: int | None, token: str | None = None) -> tuple[str, str]:
+        """A new room with the same game and options and the same people in the same seats: each seat
+        keeps its name, its bot, and its token, so a person's cookie and personal link open their seat
+        in the new room too. Returns the new code and the host's token: ``token`` if it is the host's
+        own, else a new one for the host's seat (an API host is answered with it)."""
         with self._lock(code), self.db.write() as session:
             room = self._room(session, code)
             seats = self._seats(session, room)
@@ -484,7 +501,8 @@ class RoomService:
                 raise Conflict(N_("The game is not over yet."))
             if room.next_code:
                 raise Conflict(N_("A new game has already been set up."))
-            token = secrets.token_urlsafe(24)
+            if token is None or hash_token(token) != host.token_hash:
+                token = secrets.token_urlsafe(24)
             fresh = Room(
                 code=new_code(),
                 game=room.game,
@@ -494,14 +512,133 @@ class RoomService:
             )
             session.add(fresh)
             session.flush()
-            session.add(
-                Seat(room_id=_id(fresh), seat=0, name=host.name, token_hash=hash_token(token), is_host=True)
-            )
-            for number, bot in enumerate((s for s in seats if s.is_bot), start=1):
-                session.add(Seat(room_id=_id(fresh), seat=number, name=bot.name, is_bot=True))
+            for seat in seats:
+                session.add(
+                    Seat(
+                        room_id=_id(fresh),
+                        seat=seat.seat,
+                        name=seat.name,
+                        token_hash=hash_token(token) if seat.is_host else seat.token_hash,
+                        is_bot=seat.is_bot,
+                        bot_strength=seat.bot_strength,
+                        is_host=seat.is_host,
+                    )
+                )
             room.next_code = fresh.code
             self._bump(session, room)
+            self._previous[fresh.code] = code
             return fresh.code, token
+
+    def match_score(self, code: str) -> MatchScore | None:
+        """The running score of the games this room's group played one after another ("Play again"):
+        wins per seat (a shared win counts for each winner), this room's game included once it is over.
+        ``None`` for a room no other room led to. Each finished room's tally is computed once (it
+        never changes), so a long chain costs one walk."""
+        previous = self._previous_of(code)
+        if previous is None:
+            return None
+        snapshot = self.load(code)
+        before = self._score_upto(previous, snapshot.players)
+        if snapshot.status != "finished" or snapshot.result is None:
+            return before
+        return before.adding(snapshot.result.winners)
+
+    def _score_upto(self, code: str, players: int) -> MatchScore:
+        """The score of the chain ending with finished room ``code``."""
+        with self._hot_guard:
+            known = self._scores.get(code)
+        if known is not None:
+            return known
+        with self.db.read() as session:
+            row = session.execute(
+                text("SELECT game, players, status, state FROM rooms WHERE code = :code"), {"code": code}
+            ).first()
+        if row is None:  # swept away: the chain starts after it
+            return MatchScore(0, (0,) * players)
+        previous = self._previous_of(code)
+        score = self._score_upto(previous, players) if previous is not None else MatchScore(0, (0,) * players)
+        engine = self.engines.get(row.game)
+        result = engine.result(json.loads(row.state)) if engine and row.status == "finished" else None
+        if result is not None:
+            score = score.adding(result.winners)
+        with self._hot_guard:
+            self._scores[code] = score
+            while len(self._scores) > HOT_ROOMS:
+                self._scores.popitem(last=False)
+        return score
+
+    def _previous_of(self, code: str) -> str | None:
+        """The room whose "Play again" made this one (fixed when the room is made)."""
+        with self._hot_guard:
+            if code in self._previous:
+                return self._previous[code]
+        with self.db.read() as session:
+            previous = session.execute(
+                text("SELECT code FROM rooms WHERE next_code = :code"), {"code": code}
+            ).scalar()
+        with self._hot_guard:
+            self._previous[code] = previous
+            while len(self._previous) > HOT_ROOMS:
+                self._previous.popitem(last=False)
+        return previous
+
+    def import_finished(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: str,
+        seats: list[tuple[str, bool]],
+        opening_events: list[Event],
+        log: list[tuple[int, dict[str, Any], list[Event]]],
+        final: State,
+    ) -> str:
+        """Store a game replayed from a record (``app.replay.parse_record`` checked it) as a new
+        finished room with no host and no seat tokens: it can be watched and replayed. Returns its code."""
+        engine = self.engines[game]
+        status = "finished" if engine.result(final) is not None else "playing"
+        assert status == "finished", "only whole games are imported"
+        with self.db.write() as session:
+            code = new_code()
+            while session.exec(select(Room).where(Room.code == code)).first():
+                code = new_code()
+            room = Room(
+                code=code,
+                game=game,
+                players=len(seats),
+                options=dumps(options),
+                seed=seed,
+                status=status,
+                state=dumps({**final, "events": []}),
+                opening_events=dumps(opening_events),
+                event_count=len(opening_events) + sum(len(events) for _, _, events in log),
+                version=1 + len(log),
+            )
+            session.add(room)
+            session.flush()
+            for number, (name, bot) in enumerate(seats):
+                session.add(Seat(room_id=_id(room), seat=number, name=name, is_bot=bot))
+            now = utcnow()
+            if log:
+                session.execute(
+                    text(
+                        "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
+                        "VALUES (:room, :seq, :seat, :action, :events, :now)"
+                    ),
+                    [
+                        {
+                            "room": _id(room),
+                            "seq": seq,
+                            "seat": seat,
+                            "action": dumps(action),
+                            "events": dumps(events),
+                            "now": now,
+                        }
+                        for seq, (seat, action, events) in enumerate(log, start=1)
+                    ],
+                )
+        with self._hot_guard:
+            self._previous[code] = None
+        return code
 
     # ----------------------------------------------------------------- acting
     def act(self, code: str, seat: int | None, version: Any, action: Any) -> RoomSnapshot:
