@@ -324,25 +324,23 @@ async def join_rematch(
     request: Request,
     code: str,
     service: ServiceDep,
-    live: LiveDep,
     settings: SettingsDep,
     locale: LocaleDep,
     seat: SeatDep,
 ) -> Response:
-    """Join the room the host set up to play again, under the same name."""
+    """Take one's seat in the room the host set up to play again: the seat token carries over, so
+    this browser's cookie for this room opens the same seat there."""
+    token = request.cookies.get(seat_cookie(code))
     try:
         snapshot = service.load(code)
-        me = snapshot.seat(seat)
-        if snapshot.next_code is None or me is None:
+        if snapshot.next_code is None or snapshot.seat(seat) is None or token is None:
             return RedirectResponse(f"/r/{code}", status_code=303)
-        if service.seat_for_token(snapshot.next_code, request.cookies.get(seat_cookie(snapshot.next_code))):
-            return RedirectResponse(f"/r/{snapshot.next_code}", status_code=303)
-        _, token = await run_in_threadpool(service.join, snapshot.next_code, me.name)
+        kept = service.seat_for_token(snapshot.next_code, token) is not None
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
-    await live.after_change(snapshot.next_code)
     response = RedirectResponse(f"/r/{snapshot.next_code}", status_code=303)
-    set_seat_cookie(response, settings, snapshot.next_code, token)
+    if kept:
+        set_seat_cookie(response, settings, snapshot.next_code, token)
     return response
 
 
@@ -375,7 +373,9 @@ async def host(
         elif operation == "take-back":
             await run_in_threadpool(service.set_bot_control, code, seat, seat, False)
         elif operation == "again":
-            new_code, token = await run_in_threadpool(service.play_again, code, seat)
+            new_code, token = await run_in_threadpool(
+                service.play_again, code, seat, request.cookies.get(seat_cookie(code))
+            )
         else:
             return page(
                 request, locale, "platform/error.html", status_code=404, message=N_("Unknown operation.")
