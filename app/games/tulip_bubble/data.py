@@ -28,7 +28,9 @@ OPTIONS: tuple[GameOption, ...] = (
 
 COLOURS: tuple[str, ...] = ("red", "white", "yellow")
 COLOUR_NAMES: dict[str, str] = {"red": N_("red"), "white": N_("white"), "yellow": N_("yellow")}
-COLOUR_LETTERS: dict[str, str] = {"red": "R", "white": "W", "yellow": "Y"}
+# A colour's initial, shown with its colour everywhere (on cards, markers, charts). Translated: the
+# Chinese editions use the colour's own character (红/白/黄).
+COLOUR_LETTERS: dict[str, str] = {"red": N_("R"), "white": N_("W"), "yellow": N_("Y")}
 
 LEVELS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
 LEVEL_NUMERALS: dict[int, str] = {1: "I", 2: "II", 3: "III", 4: "IV", 5: "V", 6: "VI", 7: "VII"}

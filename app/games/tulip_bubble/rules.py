@@ -846,7 +846,7 @@ def _place(state: State, seat: int, action: Action) -> None:
         raise IllegalAction(N_("You have no purchase token left; redeem a mortgage to free one."))
     placement = state["placement"]
     if placement["placed"] >= placement["quota"]:
-        raise IllegalAction(N_("You may place only {count} tokens this turn."), count=placement["quota"])
+        raise IllegalAction(N_("You have placed all the tokens this turn allows."))
     state["tokens"].setdefault(card, []).append(seat)
     placement["placed"] += 1
     base.log_event(
@@ -960,7 +960,7 @@ def _pay_overflow(state: State, payment: dict[str, Any]) -> None:
         state["cash"][other] += share
     base.log_event(
         state,
-        N_("Overflow reward: {seats} receive {amount} each."),
+        N_("Overflow reward: {amount} each to {seats}."),
         seats=[base.seat_ref(s) for s in others],
         amount=share,
     )

@@ -13,6 +13,8 @@ from app.games.base import State, View
 from app.games.tulip_bubble import prices, rules
 from app.games.tulip_bubble.data import (
     AUCTION_ROWS,
+    BLACK_TULIP_PRICE,
+    BURST_SHUFFLED_WITH,
     COLLECTORS,
     COLOUR_LETTERS,
     COLOUR_NAMES,
@@ -96,15 +98,45 @@ def view(state: State, seat: int | None) -> View:
         "market_revealed": [
             {"id": card, "name": MARKET_CARD_NAMES[card]} for card in state["market_discard"]
         ],
+        "burst_next": _burst_next(state),
         "players": [_player_view(state, other, mine, finished) for other in range(players)],
         "history": [dict(entry) for entry in state["history"]],
         "placement": _placement_view(state),
         "auction": _auction_view(state),
         "payment": _payment_view(state, mine),
         "you": _own_view(state, mine) if mine is not None else None,
-        "end": dict(state["end"]) if finished and state["end"] else None,
+        "end": _end_view(state) if finished and state["end"] else None,
         "events": base.visible_events(state, seat),
     }
+
+
+def _burst_next(state: State) -> dict[str, int] | None:
+    """Whether the next market card may be the Bubble Burst, from public facts only.
+
+    The Burst lies among the bottom ``BURST_SHUFFLED_WITH + 1`` cards of the market deck, equally
+    likely at each place; while it has not come, it is the next card with a chance of one in the
+    cards left. So the danger is known from the deck's size alone (from round 7 on).
+    """
+    left = len(state["market_deck"])
+    if state["finished"] or left == 0 or left > BURST_SHUFFLED_WITH + 1:
+        return None
+    return {"cards_left": left}
+
+
+def _end_view(state: State) -> dict[str, Any]:
+    """The final account (ruling 11: every seat's cash, debts and assets are shown to all at the end)
+    and what the ending's headline tells: who declared the black tulip, what the burst wiped out."""
+    end = dict(state["end"])
+    players = range(state["players"])
+    end["declarers"] = (
+        [s for s in players if end["cash"][s] >= BLACK_TULIP_PRICE and not end["debts"][s]]
+        if end["reason"] == "black_tulip"
+        else []
+    )
+    end["tulips_in_hands"] = sum(len(state["hands"][s]) for s in players)
+    end["total_debts"] = sum(end["debts"])
+    end["ranking"] = sorted(players, key=lambda s: (-end["assets"][s], s))
+    return end
 
 
 def _collector_view(collector: str) -> dict[str, Any]:
