@@ -28,7 +28,7 @@ from app.db import Database
 from app.games.base import N_
 from app.migrate import upgrade_to_head
 from app.rooms import RoomService
-from app.web import api, pages
+from app.web import api, pages, replay
 from app.web.deps import get_locale, get_service
 from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
@@ -108,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.exception_handler(RequestValidationError)(validation_error)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(replay.router)
 
     return app
 

@@ -35,6 +35,7 @@ MAX_CLIENTS = 100_000  # clients a limiter remembers at most (the least recently
 ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
     ("create", "POST", re.compile(r"/(api/)?rooms")),
     ("create", "POST", re.compile(r"/r/[^/]+/host/again|/api/rooms/[^/]+/again")),
+    ("create", "POST", re.compile(r"/rooms/import")),  # a finished room from a game record
     ("join", "POST", re.compile(r"/r/[^/]+/(join|rematch|resume)|/api/rooms/[^/]+/join")),
     ("act", "POST", re.compile(r"/r/[^/]+/(act|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start)")),
     ("act", "DELETE", re.compile(r"/api/rooms/[^/]+/seats/[^/]+")),
