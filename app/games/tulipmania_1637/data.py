@@ -28,7 +28,8 @@ COLOUR_NAMES = {
     "blue": N_("blue"),
     "red": N_("red"),
 }
-COLOUR_LETTERS = {"purple": "P", "yellow": "Y", "orange": "O", "blue": "B", "red": "R"}
+# The letter each colour carries beside its colour (translated: 紫, 黃, 橙, 藍, 紅 in Chinese).
+COLOUR_LETTERS = {"purple": N_("P"), "yellow": N_("Y"), "orange": N_("O"), "blue": N_("B"), "red": N_("R")}
 
 # The action cards, by the number printed on them (Pass counts as 0).
 PASS, PURCHASE_BY_PROXY, PURCHASE, SPECULATE_BY_PROXY, SPECULATE = 0, 1, 2, 3, 4

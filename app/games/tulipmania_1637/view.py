@@ -130,6 +130,7 @@ def _colour_view(state: State, colour: str) -> dict[str, Any]:
                 "cell": _drawn(cell),
                 "purchase_to": data.value(purchase_to),
                 "purchase_cell": _drawn(purchase_to),
+                "purchase_bursts": data.is_burst(purchase_to),
                 "speculate_pay": None if jump is None else data.value(jump[0]),
                 "speculate_to": None if jump is None else data.value(jump[1]),
                 "speculate_cell": None if jump is None else _drawn(jump[1]),

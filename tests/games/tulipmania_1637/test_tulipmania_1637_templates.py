@@ -65,7 +65,9 @@ def test_choosers_see_their_cards_with_consequences_and_unfulfillable_ones_disab
     assert "Pay ƒ50, price goes to ƒ75." in html
     assert "Pay ƒ150, price goes to ƒ250." in html  # 4 – Speculate at ƒ50
     assert re.search(r'value="1" class="primary" disabled>1 – Purchase by proxy', html)
-    assert re.search(r'value="4" class="primary">4 – Speculate', html)
+    assert re.search(
+        r'value="4" class="primary" data-confirm="Play 4 – Speculate\? [^"]*">4 – Speculate', html
+    )
     assert "Player 1: has chosen" in html and "Player 4: choosing…" in html
 
 
@@ -135,7 +137,7 @@ def test_spectators_get_no_forms_and_only_the_seat_to_act_gets_its_forms() -> No
 def test_own_buyer_colours_are_shown_to_their_owner() -> None:
     state = sale_open()
     html = render_seat_html(ENGINE, state, DAVE)
-    assert re.search(r"Y</b> yellow</span>\s*<span>3 buyers</span>", html)
+    assert re.search(r'Y</b> yellow</span>\s*<span data-track="my-buyers-yellow">3 buyers</span>', html)
 
 
 def test_a_burst_is_played_out_step_by_step_in_the_log_and_standings_close_the_game() -> None:
