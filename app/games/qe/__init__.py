@@ -17,7 +17,11 @@ INFO = GameInfo(
         "Central banks print money to bail out companies: bid any amount, but the biggest spender loses."
     ),
     regions=("auction", "sheet", "players", "sales"),  # then the platform's game log
-    log_headings=("{seat} reveals {country} {industry} ({points} points).",),
+    # the second: the same line as games logged it before it was reworded (no "1 points")
+    log_headings=(
+        "{seat} reveals {country} {industry} (points: {points}).",
+        "{seat} reveals {country} {industry} ({points} points).",
+    ),
 )
 
 ENGINE = make_engine(INFO, rules=rules, view=view, bot=bot)

@@ -129,7 +129,7 @@ def _start_auction(state: State) -> None:
     state["phase"] = "open_bid"
     base.log_event(
         state,
-        N_("{seat} reveals {country} {industry} ({points} points)."),
+        N_("{seat} reveals {country} {industry} (points: {points})."),
         seat=base.seat_ref(auctioneer),
         **tile_params(tile),
     )
