@@ -119,6 +119,19 @@ class Result:
         return {"winners": self.winners, "scores": self.scores}
 
 
+STRENGTHS = ("easy", "normal")
+DEFAULT_STRENGTH = "normal"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one bot decision may spend: ``iterations`` caps any search (so a seed gives the same
+    decision on any machine) and ``seconds`` is the wall-clock safety net behind it."""
+
+    seconds: float = 1.0
+    iterations: int = 200
+
+
 class Engine(Protocol):
     """What ``app.games.registry`` expects of each game module's ``ENGINE``."""
 
@@ -136,7 +149,24 @@ class Engine(Protocol):
 
     def result(self, state: State) -> Result | None: ...
 
-    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action: ...
+    def decide(
+        self,
+        view: View,
+        seat: int,
+        legal: list[dict[str, Any]],
+        rng: random.Random,
+        strength: str = DEFAULT_STRENGTH,
+        budget: Budget | None = None,
+    ) -> Action: ...
+
+    def bot_action(
+        self,
+        state: State,
+        seat: int,
+        rng: random.Random,
+        strength: str = DEFAULT_STRENGTH,
+        budget: Budget | None = None,
+    ) -> Action: ...
 
 
 class Moves(Protocol):
@@ -164,9 +194,18 @@ class Redaction(Protocol):
 
 
 class Bot(Protocol):
-    """A game's ``bot`` module."""
+    """A game's ``bot`` module. It is handed one seat's view, the seat's number and its legal-action
+    templates, never the state, so it cannot read what the seat may not know."""
 
-    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action: ...
+    def bot_action(
+        self,
+        view: View,
+        seat: int,
+        legal: list[dict[str, Any]],
+        rng: random.Random,
+        strength: str,
+        budget: Budget,
+    ) -> Action: ...
 
 
 class ModuleEngine:
@@ -197,8 +236,31 @@ class ModuleEngine:
     def result(self, state: State) -> Result | None:
         return self._rules.result(state)
 
-    def bot_action(self, state: State, seat: int, rng: random.Random) -> Action:
-        return self._bot.bot_action(state, seat, rng)
+    def decide(
+        self,
+        view: View,
+        seat: int,
+        legal: list[dict[str, Any]],
+        rng: random.Random,
+        strength: str = DEFAULT_STRENGTH,
+        budget: Budget | None = None,
+    ) -> Action:
+        """The game's bot move from one seat's view and legal actions (all a bot is ever given)."""
+        return self._bot.bot_action(view, seat, legal, rng, strength, budget or Budget())
+
+    def bot_action(
+        self,
+        state: State,
+        seat: int,
+        rng: random.Random,
+        strength: str = DEFAULT_STRENGTH,
+        budget: Budget | None = None,
+    ) -> Action:
+        """A harness for code holding the full state (tests, the simulator): it hands the bot only
+        ``seat``'s view and legal actions."""
+        return self.decide(
+            self.view(state, seat), seat, self.legal_actions(state, seat), rng, strength, budget
+        )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.info.id!r}>"

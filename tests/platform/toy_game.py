@@ -8,6 +8,7 @@ from typing import Any
 
 from app.games.base import (
     N_,
+    Budget,
     GameInfo,
     IllegalAction,
     Result,
@@ -98,8 +99,28 @@ class SealedGuess:
         best = max(state["scores"])
         return Result([s for s, v in enumerate(state["scores"]) if v == best], list(state["scores"]))
 
-    def bot_action(self, state: State, seat: int, rng: random.Random) -> dict[str, Any]:
+    def decide(
+        self,
+        view: View,
+        seat: int,
+        legal: list[dict[str, Any]],
+        rng: random.Random,
+        strength: str = "normal",
+        budget: Budget | None = None,
+    ) -> dict[str, Any]:
         return {"type": "pick", "number": rng.choice([1, 2, 3])}
+
+    def bot_action(
+        self,
+        state: State,
+        seat: int,
+        rng: random.Random,
+        strength: str = "normal",
+        budget: Budget | None = None,
+    ) -> dict[str, Any]:
+        return self.decide(
+            self.view(state, seat), seat, self.legal_actions(state, seat), rng, strength, budget
+        )
 
 
 TOY = SealedGuess()

@@ -1,15 +1,41 @@
-"""A Basari bot using public information only: it values each action in points, avoids the
-actions its rivals will probably clash on, and bargains while winning is worth more than accepting."""
+"""Basari bots that play from their own seat's view only, in two strengths.
+
+Normal values each action in points (gems by the majorities they may swing, workers by the round-end
+bonus they near, market cards by their points), avoids the actions its rivals will probably clash
+on, and bargains while winning is worth more than accepting. The cards still in the deck are public
+arithmetic: every market card not on a display.
+
+Easy plays like a newcomer: it takes the action that looks best for itself with much noise, never
+thinks about who else wants it, and gives way in a bargain at once unless it holds a single gem to
+offer.
+"""
 
 from __future__ import annotations
 
 import random
 from itertools import product
+from typing import Any
 
-from app.games.basari import data, rules
+from app.games.basari import data
 from app.games.basari.data import COLOURS, MAJORITY_POINTS, MARKET_CARDS, Gems
 from app.games.basari.rules import gem_total, offer_key
-from app.games.base import Action, State
+from app.games.base import Action, Budget, View
+
+Table = dict[str, Any]  # what the bot reads of its view, in the shape its arithmetic wants
+
+
+def table_of(view: View) -> Table:
+    """Gems, workers and top cards of every seat, the bank, and the cards the deck may still hold."""
+    displayed = {card["id"] for seat in view["seats"] for card in seat["display"]}
+    return {
+        "players": view["players"],
+        "gems": [dict(seat["gems"]) for seat in view["seats"]],
+        "workers": [seat["workers"] for seat in view["seats"]],
+        "tops": [seat["top"] for seat in view["seats"]],
+        "bank": dict(view["bank"]),
+        "deck": [card for card in MARKET_CARDS if card not in displayed],
+    }
+
 
 BASE_GEM_VALUE = 0.4
 NEAR_BONUS_VALUE = 6.0
@@ -17,7 +43,7 @@ CLASH_FACTOR = {0: 1.0, 1: 0.45}  # two bidders pay for it; three or more lose i
 CROWD_FACTOR = 0.05
 
 
-def gem_value(state: State, seat: int, colour: str) -> float:
+def gem_value(state: Table, seat: int, colour: str) -> float:
     """What one more gem of ``colour`` is worth to ``seat``, in points: most where it swings a majority."""
     gems = state["gems"]
     mine = gems[seat][colour]
@@ -34,11 +60,11 @@ def gem_value(state: State, seat: int, colour: str) -> float:
     return BASE_GEM_VALUE + swing * MAJORITY_POINTS[colour] / 4
 
 
-def gems_value(state: State, seat: int, gems: Gems) -> float:
+def gems_value(state: Table, seat: int, gems: Gems) -> float:
     return sum(gems[c] * gem_value(state, seat, c) for c in COLOURS)
 
 
-def _expected_workers(state: State) -> float:
+def _expected_workers(state: Table) -> float:
     deck = state["deck"]
     if not deck:
         return 0.0
@@ -46,10 +72,10 @@ def _expected_workers(state: State) -> float:
     return workers / len(deck)
 
 
-def action_value(state: State, seat: int, card: str) -> float:
+def action_value(state: Table, seat: int, card: str) -> float:
     """The worth of performing ``card`` this turn, in points."""
     if card == "A":
-        have = rules.workers(state, seat)
+        have = state["workers"][seat]
         expected = _expected_workers(state)
         if have >= data.ROUND_END_WORKERS:
             return 0.3
@@ -60,7 +86,7 @@ def action_value(state: State, seat: int, card: str) -> float:
     if card == "D":
         best = max(gem_value(state, seat, c) for c in COLOURS)
         return 1.5 * best
-    top = rules.top_card(state, seat)
+    top = state["tops"][seat]
     if top is None:
         return 0.0
     if card == "B":
@@ -69,12 +95,12 @@ def action_value(state: State, seat: int, card: str) -> float:
     return gems_value(state, seat, received)
 
 
-def _best_card(state: State, seat: int) -> str:
+def _best_card(state: Table, seat: int) -> str:
     cards = data.action_cards(state["players"])
     return max(cards, key=lambda card: action_value(state, seat, card))
 
 
-def choose_card(state: State, seat: int, rng: random.Random) -> str:
+def choose_card(state: Table, seat: int, rng: random.Random) -> str:
     """The card worth most once the rivals' likely choices (their own best cards) are counted."""
     rivals = [_best_card(state, s) for s in range(state["players"]) if s != seat]
     scored = []
@@ -95,7 +121,7 @@ def _offers_of(own: Gems, total: int) -> list[Gems]:
     return offers
 
 
-def cheapest_raise(state: State, seat: int, current: Gems) -> Gems | None:
+def cheapest_raise(state: Table, seat: int, current: Gems) -> Gems | None:
     """The offer beating ``current`` that costs ``seat`` the least, or None if none beats it."""
     own = state["gems"][seat]
     total = gem_total(current)
@@ -110,8 +136,7 @@ def cheapest_raise(state: State, seat: int, current: Gems) -> Gems | None:
     return min(candidates, key=lambda gems: (gems_value(state, seat, gems), offer_key(gems)))
 
 
-def bargain_action(state: State, seat: int) -> Action:
-    bargain = state["bargain"]
+def bargain_action(state: Table, bargain: dict[str, Any], seat: int) -> Action:
     own = state["gems"][seat]
     if not bargain["offers"]:
         colour = min((c for c in COLOURS if own[c]), key=lambda c: gem_value(state, seat, c))
@@ -126,12 +151,11 @@ def bargain_action(state: State, seat: int) -> Action:
     return {"type": "accept"}
 
 
-def exchange_action(state: State, seat: int) -> Action:
+def exchange_action(state: Table, seat: int, size: int) -> Action:
     """Sole D: return the gem this seat values least, then take the two it values most."""
     trial = {"players": state["players"], "gems": [dict(g) for g in state["gems"]]}
     bank = dict(state["bank"])
     action: Action = {"type": "exchange"}
-    size = rules.d_exchange_size(state, seat)
     own = trial["gems"][seat]
     if gem_total(own):
         give = min((c for c in COLOURS if own[c]), key=lambda c: gem_value(trial, seat, c))
@@ -148,15 +172,38 @@ def exchange_action(state: State, seat: int) -> Action:
     return action
 
 
-def bot_action(state: State, seat: int, rng: random.Random) -> Action:
-    phase = state["phase"]
+def easy_card(state: Table, seat: int, rng: random.Random) -> str:
+    """The card that looks best for the bot alone, judged roughly."""
+    cards = data.action_cards(state["players"])
+    return max(cards, key=lambda card: action_value(state, seat, card) + rng.uniform(0, 4.0))
+
+
+def easy_bargain(state: Table, bargain: dict[str, Any], seat: int, rng: random.Random) -> Action:
+    own = state["gems"][seat]
+    if not bargain["offers"]:
+        colour = rng.choice([c for c in COLOURS if own[c]])
+        return {"type": "offer", "gems": {c: int(c == colour) for c in COLOURS}}
+    return {"type": "accept"}
+
+
+def bot_action(
+    view: View, seat: int, legal: list[dict[str, Any]], rng: random.Random, strength: str, budget: Budget
+) -> Action:
+    phase = view["phase"]
+    state = table_of(view)
+    easy = strength == "easy"
     if phase == "choose":
-        return {"type": "choose", "card": choose_card(state, seat, rng)}
+        card = easy_card(state, seat, rng) if easy else choose_card(state, seat, rng)
+        return {"type": "choose", "card": card}
     if phase == "bargain":
-        return bargain_action(state, seat)
+        if easy:
+            return easy_bargain(state, view["bargain"], seat, rng)
+        return bargain_action(state, view["bargain"], seat)
     if phase == "d_exchange":
-        return exchange_action(state, seat)
+        return exchange_action(state, seat, view["d_exchange_size"])
     if phase == "d_take":
-        colour = max((c for c in COLOURS if state["bank"][c]), key=lambda c: gem_value(state, seat, c))
-        return {"type": "take", "colour": colour}
+        colours = [c for c in COLOURS if state["bank"][c]]
+        if easy:
+            return {"type": "take", "colour": rng.choice(colours)}
+        return {"type": "take", "colour": max(colours, key=lambda c: gem_value(state, seat, c))}
     return {"type": "continue"}

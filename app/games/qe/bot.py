@@ -1,9 +1,13 @@
-"""A Q.E. bot that plays from its own view only.
+"""Q.E. bots that play from their own seat's view only, in two strengths.
 
-It values a tile by how many points it adds to its own sheet (own country, own secret industry,
-sets in progress), turns points into money with the price level the table has shown so far (the
-public opening bids and the amounts it may see), and keeps its total spend under what it expects
-the others to spend, since the top spender is eliminated.
+Normal values a tile by the points it adds to its own sheet (own country, own secret industry, sets
+in progress: ``scoring``), turns points into money at the price level the table has shown (the public
+opening bids and the amounts it may see), keeps its total spend under what it expects the others to
+spend, since the top spender is eliminated, and takes the 2 points of a zero bid (4–5 players) when a
+tile is worth little to it.
+
+Easy plays like a newcomer: it prices a tile by its face value alone (no sets, no secret industry),
+bids what it thinks the tile is worth without watching its total spend, and forgets zero bids.
 """
 
 from __future__ import annotations
@@ -12,9 +16,8 @@ import random
 from statistics import median
 from typing import Any
 
-from app.games.base import Action, State
-from app.games.qe import data, rules, scoring
-from app.games.qe.view import view
+from app.games.base import Action, Budget, View
+from app.games.qe import data, scoring
 
 DEFAULT_PRICE_PER_POINT = 10
 AVERAGE_TILE_POINTS = 2.5
@@ -30,7 +33,7 @@ def tile_value(players: int, sheet: dict[str, Any], tile: str) -> float:
     return after - before + 0.5 * prospects
 
 
-def price_per_point(seen: dict[str, Any], me: int) -> float:
+def price_per_point(seen: View, me: int) -> float:
     """The table's price level: money per victory point in the others' opening bids and the
     amounts the bot saw them pay (its own purchases are left out so it does not chase itself)."""
     samples = [
@@ -44,7 +47,7 @@ def price_per_point(seen: dict[str, Any], me: int) -> float:
     return median(samples) if samples else DEFAULT_PRICE_PER_POINT
 
 
-def expected_spend(seen: dict[str, Any], seat: int) -> float:
+def expected_spend(seen: View, seat: int) -> float:
     """A guess at a rival's spend: known amounts, else a bit above the opening bid."""
     total = 0.0
     for h in seen["history"]:
@@ -57,7 +60,7 @@ def expected_spend(seen: dict[str, Any], seat: int) -> float:
     return total
 
 
-def budget_left(seen: dict[str, Any], me: int, price: float) -> float:
+def budget_left(seen: View, me: int, price: float) -> float:
     """Money the bot may still spend and likely stay under the biggest rival spend.
 
     Early on it allows about one typical purchase beyond the top rival; the margin shrinks to
@@ -69,36 +72,51 @@ def budget_left(seen: dict[str, Any], me: int, price: float) -> float:
     return 0.95 * rivals + price * AVERAGE_TILE_POINTS * remaining - spent
 
 
-def bot_action(state: State, seat: int, rng: random.Random) -> Action:
-    seen = view(state, seat)
-    legal = {t["type"] for t in rules.legal_actions(state, seat)}
-    if "peek" in legal and rng.random() < 0.3:
+def bot_action(
+    view: View, me: int, legal: list[dict[str, Any]], rng: random.Random, strength: str, budget: Budget
+) -> Action:
+    kinds = {t["type"] for t in legal}
+    if "peek" in kinds and rng.random() < (0.3 if strength == "normal" else 0.05):
         return {"type": "peek"}
-    if "reveal" in legal:
+    if "reveal" in kinds:
         return {"type": "reveal"}
-    auction = seen["auction"]
-    tile = auction["tile"]["id"]
-    value = tile_value(seen["players"], seen["sheet"], tile)
-    price = price_per_point(seen, seat)
-    worth = value * price
-    if "open_bid" in legal:
+    tile = view["auction"]["tile"]["id"]
+    if strength == "easy":
+        return _easy_bid(view, kinds, tile, rng)
+    price = price_per_point(view, me)
+    worth = tile_value(view["players"], view["sheet"], tile) * price
+    if "open_bid" in kinds:
         # everyone else may bid less, so the opening is a price the bot is ready to pay itself
-        ceiling = min(worth, budget_left(seen, seat, price))
+        ceiling = min(worth, budget_left(view, me, price))
         return {"type": "open_bid", "amount": max(1, round(ceiling * rng.uniform(0.3, 0.6)))}
-    return {"type": "bid", "amount": _sealed_bid(seen, seat, worth, price, rng)}
+    return {"type": "bid", "amount": _sealed_bid(view, me, worth, price, rng)}
 
 
-def _sealed_bid(seen: dict[str, Any], seat: int, worth: float, price: float, rng: random.Random) -> int:
+def _sealed_bid(seen: View, me: int, worth: float, price: float, rng: random.Random) -> int:
     auction = seen["auction"]
     opening = auction["open_bid"] or 0
-    budget = budget_left(seen, seat, price)
+    spendable = budget_left(seen, me, price)
     zero_pays = seen["zero_bids_score"] and auction["round"] not in seen["sheet"]["zero_rounds"]
     if worth <= opening or worth <= 0 or (zero_pays and worth < 2 * price):
         return 0
-    ceiling = min(worth, budget)
+    ceiling = min(worth, spendable)
     if ceiling <= opening:
         return 0
     if auction["rebid"] and auction["your_bids"]:
         opening = max(opening, auction["your_bids"][-1] - 1)
     # shade the bid: sealed bids usually land a little above the opening bid
-    return opening + max(1, round((ceiling - opening) * rng.uniform(0.15, 0.6)))
+    bid = opening + max(1, round((ceiling - opening) * rng.uniform(0.15, 0.6)))
+    return bid if bid != auction["open_bid"] else bid + 1
+
+
+def _easy_bid(seen: View, kinds: set[str], tile: str, rng: random.Random) -> Action:
+    """A newcomer's bid: the tile's face value at a fixed price, a little over the opening bid."""
+    points = int(data.TILES[tile]["points"])
+    worth = points * DEFAULT_PRICE_PER_POINT * rng.uniform(0.6, 1.6)
+    if "open_bid" in kinds:
+        return {"type": "open_bid", "amount": max(1, round(worth * rng.uniform(0.4, 0.9)))}
+    opening = seen["auction"]["open_bid"] or 0
+    if worth <= opening:
+        return {"type": "bid", "amount": 0 if rng.random() < 0.5 or opening <= 1 else opening - 1}
+    bid = max(1, round(opening + (worth - opening) * rng.uniform(0.3, 1.0)))
+    return {"type": "bid", "amount": bid if bid != opening else bid + 1}

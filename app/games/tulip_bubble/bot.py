@@ -1,11 +1,20 @@
-"""A Tulip Bubble bot that values every tulip by what it should fetch in the next selling phase.
+"""Tulip Bubble bots that value every tulip by what it should fetch in the next selling phase.
 
-It reads only what its seat may know: its own hand and cash and the public table (price levels,
-rows, collectors, the revealed market cards and the market deck's size).
+They read only their seat's view: its own hand and cash and the public table (price levels, rows,
+collectors, the revealed market cards and the market deck's size), rebuilt by ``table_of`` into the
+shape the price arithmetic (``prices``) reads.
+
+Normal:
 
 Expected resale value of a tulip = (chance the Bubble Burst is not the next market card) × the
 average price after this round's supply and demand and each market card that may still come.
 The Bubble Burst lies among the last three market cards, so that chance is public arithmetic.
+Collectors add their bonus, and with 120 guilders and no mortgage the black tulip wins: normal cashes
+out for it as soon as it can.
+
+Easy plays like a newcomer: it prices a tulip at today's market price (no forecast, no burst risk,
+no collectors to aim for), bids on what it likes with some noise and overpays in auctions, and sells
+only now and then.
 """
 
 from __future__ import annotations
@@ -14,8 +23,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from app.games import base
-from app.games.base import Action, State
+from app.games.base import Action, Budget, State, View, random_legal_action
 from app.games.tulip_bubble import prices, rules
 from app.games.tulip_bubble.data import (
     BLACK_TULIP_PRICE,
@@ -23,6 +31,7 @@ from app.games.tulip_bubble.data import (
     COLLECTORS,
     MARKET_DECK,
     PLUNGE_LEVELS,
+    ROWS,
     SURGE_LEVELS,
     colour_of,
     grade_of,
@@ -31,26 +40,87 @@ from app.games.tulip_bubble.data import (
 COLLECTOR_HOPE = 0.5  # a collector order may be taken by someone else before our next turn
 
 
-def bot_action(state: State, seat: int, rng: random.Random) -> Action:
-    legal = {template["type"]: template for template in rules.legal_actions(state, seat)}
+def table_of(view: View, seat: int) -> State:
+    """The public table and this seat's own hand, cash and mortgages, as a state-shaped dict; what no
+    view shows (other hands and cash, deck orders, piles below the top) is simply not there."""
+    players = len(view["players"])
+    you = view["you"] or {"hand": [], "cash": 0}
+    rows = {row["id"]: [card["id"] for card in row["cards"]] for row in view["rows"]}
+    table: State = {
+        "players": players,
+        "phase": view["phase"],
+        "levels": dict(view["levels"]),
+        "rows": {row: rows.get(row, []) for row in ROWS},
+        "tokens": {card["id"]: list(card["tokens"]) for row in view["rows"] for card in row["cards"]},
+        "market_deck_size": view["market_deck_size"],
+        "market_discard": [card["id"] for card in view["market_revealed"]],
+        "collectors": [[pile["top"]["id"]] if pile["top"] else [] for pile in view["collectors"]],
+        "hands": [[card["id"] for card in you["hand"]] if s == seat else [] for s in range(players)],
+        "cash": [you["cash"] if s == seat else 0 for s in range(players)],
+        "mortgages": [
+            [{"card": m["id"], "amount": m["amount"]} for m in view["players"][s]["mortgages"]]
+            for s in range(players)
+        ],
+        "auction": {"card": view["auction"]["card"]["id"]} if view["auction"] else None,
+    }
+    return table
+
+
+def bot_action(
+    view: View, seat: int, legal_list: list[dict[str, Any]], rng: random.Random, strength: str, budget: Budget
+) -> Action:
+    legal = {template["type"]: template for template in legal_list}
+    state = table_of(view, seat)
     phase = state["phase"]
+    easy = strength == "easy"
     if phase == "selling" and "end_turn" in legal:
-        return _selling_choice(state, seat, legal)
+        return _easy_selling(state, seat, legal, rng) if easy else _selling_choice(state, seat, legal)
     if phase == "bidding" and "end_turn" in legal:
-        return _placement_choice(state, seat, legal)
+        return _easy_placement(state, seat, legal, rng) if easy else _placement_choice(state, seat, legal)
     if phase == "auction" and "drop" in legal:
-        limit = _worth_to(state, seat, state["auction"]["card"])
+        card = state["auction"]["card"]
+        if easy:
+            limit = int(prices.market_price(state, card) * rng.uniform(0.9, 1.6))
+        else:
+            limit = _worth_to(state, seat, card)
         minimum = legal["raise"]["params"]["amount"]["min"]
         return {"type": "raise", "amount": minimum} if minimum <= limit else {"type": "drop"}
     if phase == "payment" and "pay" in legal:
         methods = legal["pay"]["params"]["method"]["options"]
         return {"type": "pay", "method": "cash" if "cash" in methods else "mortgage"}
-    return base.random_bot_action(rules, state, seat, rng)
+    return random_legal_action(legal_list, rng)
+
+
+def _easy_selling(state: State, seat: int, legal: dict[str, dict[str, Any]], rng: random.Random) -> Action:
+    """A newcomer sells a collector's order when one is offered, else a card now and then."""
+    if "sell_to_collector" in legal and rng.random() < 0.5:
+        for collector in rules.collector_tops(state):
+            offers = rules.collector_offers(collector, state["hands"][seat])
+            if offers:
+                return {"type": "sell_to_collector", "collector": collector, "cards": ",".join(offers[0])}
+    if "sell" in legal and rng.random() < 0.3:
+        return {"type": "sell", "card": rng.choice(legal["sell"]["params"]["card"]["options"])}
+    return {"type": "end_turn"}
+
+
+def _easy_placement(state: State, seat: int, legal: dict[str, dict[str, Any]], rng: random.Random) -> Action:
+    """A newcomer bids on a card it can pay for, the cheaper the likelier, until it runs out of cash."""
+    if "place" not in legal or rng.random() < 0.25:
+        return {"type": "end_turn"}
+    committed = sum(prices.market_price(state, c) for c, seats in state["tokens"].items() if seat in seats)
+    cards = [
+        card
+        for card in legal["place"]["params"]["card"]["options"]
+        if committed + prices.market_price(state, card) <= state["cash"][seat] + 10
+    ]
+    if not cards:
+        return {"type": "end_turn"}
+    return {"type": "place", "card": rng.choice(cards)}
 
 
 def survival(state: State) -> float:
     """Chance that the next market card is not the Bubble Burst (it is among the last three)."""
-    remaining = len(state["market_deck"])
+    remaining: int = state["market_deck_size"]
     window = BURST_SHUFFLED_WITH + 1
     return 1.0 - 1.0 / remaining if remaining <= window else 1.0
 

@@ -1,17 +1,24 @@
-"""A Tulipmania bot that values its holdings using only what its seat may know.
+"""Tulipmania bots that value their holdings from their own seat's view only, in two strengths.
+
+Normal:
 
 Worth of a colour for the bot: tulips matched by its own buyers count at 1.3x the current price (a
 buyer pays the high burst price first), unmatched tulips at what the market pays when everybody
 passes and then ever lower down the sell-off chain, spare buyers at a fraction of the price. A price on a burst space is valued by walking the
 sell-off chain with the bot's own matched tulips first. Every decision picks the option that raises
 that worth most (with a little noise so bots do not mirror each other), keeping a small cash reserve.
+
+Easy plays like a newcomer who has not yet seen a bubble burst: it values every tulip at today's price
+(no burst odds, no sell-off chain, its buyers barely count), so it buys and speculates on whatever is
+climbing and sells at random.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from app.games.base import N_, Action, IllegalAction, State
+from app.games.base import N_, Action, Budget, IllegalAction, View
 from app.games.tulipmania_1637 import data
 from app.games.tulipmania_1637.data import (
     BUYERS_NEEDED,
@@ -21,17 +28,7 @@ from app.games.tulipmania_1637.data import (
     SPECULATE,
     SPECULATE_BY_PROXY,
 )
-from app.games.tulipmania_1637.rules import (
-    BUY,
-    CHOOSE,
-    DRAW,
-    SELL,
-    SELLER_CHOICE,
-    buyers_of,
-    playable_cards,
-    purchase_options,
-    tulip_total,
-)
+from app.games.tulipmania_1637.rules import BUY, CHOOSE, DRAW, SELL, SELLER_CHOICE
 
 PAIRED_FACTOR = 1.3
 SPARE_BUYER_FACTOR = 0.25
@@ -51,7 +48,7 @@ def _burst_payout(cell: data.Position, tulips: int, buyers: int) -> int:
 
 
 def worth(cell: data.Position, tulips: int, buyers: int) -> float:
-    """The bot's estimate of one colour's holding, in florins."""
+    """The normal bot's estimate of one colour's holding, in florins."""
     if data.is_burst(cell):
         return _burst_payout(cell, tulips, buyers)
     current = data.value(cell)
@@ -68,19 +65,42 @@ def worth(cell: data.Position, tulips: int, buyers: int) -> float:
     return total
 
 
+def naive_worth(cell: data.Position, tulips: int, buyers: int) -> float:
+    """The easy bot's estimate: every tulip fetches today's price, a burst price included."""
+    return tulips * data.value(cell) + 0.1 * buyers * data.value(cell)
+
+
+class Seat:
+    """What the bot reads of its view: its cash, tulips and buyers, and each live colour's price."""
+
+    def __init__(self, view: View, me: int, strength: str) -> None:
+        self.view = view
+        self.me = me
+        self.cash: int = view["seats"][self.me]["cash"]
+        self.tulips: dict[str, int] = view["seats"][self.me]["tulips"]
+        self.buyers: dict[str, int] = view["my_buyers"] or {}
+        self.cells = {c["key"]: _cell(c["cell"]) for c in view["colours"] if c["live"]}
+        self.worth = worth if strength == "normal" else naive_worth
+
+    def holding(self, colour: str) -> tuple[data.Position, int, int]:
+        return self.cells[colour], self.tulips.get(colour, 0), self.buyers.get(colour, 0)
+
+
+def _cell(drawn: list[int]) -> data.Position:
+    """A board position from the view's drawing of it (rows counted from the top)."""
+    return (data.rows() - 1 - drawn[0], drawn[1])
+
+
 def _reserve_penalty(cash_after: int) -> float:
     return max(0, CASH_RESERVE - cash_after)
 
 
-def card_gain(state: State, seat: int, card: int) -> float:
+def card_gain(seat: Seat, card: int) -> float:
     """How much winning the open sale with ``card`` would raise the bot's worth."""
-    colour = state["sale"]["colour"]
-    cell = data.pos(state["price"][colour])
-    tulips = state["tulips"][seat][colour]
-    buyers = buyers_of(state, seat, colour)
-    cash = state["cash"][seat]
-    before = worth(cell, tulips, buyers)
-    seller = seat == state["current"]
+    colour = seat.view["sale"]["colour"]
+    cell, tulips, buyers = seat.holding(colour)
+    before = seat.worth(cell, tulips, buyers)
+    seller = seat.me == seat.view["current"]
     if card in (PURCHASE, PURCHASE_BY_PROXY):
         landing, paid = data.purchase(cell), data.value(cell)
     elif card in (SPECULATE, SPECULATE_BY_PROXY):
@@ -91,71 +111,71 @@ def card_gain(state: State, seat: int, card: int) -> float:
     else:
         paid, landing = data.all_pass(cell)
     if seller:  # the seller's tulip leaves and the bank pays the seller
-        after = worth(landing, tulips - 1, buyers - BUYERS_NEEDED.get(card, 0)) + paid
+        after = seat.worth(landing, tulips - 1, buyers - BUYERS_NEEDED.get(card, 0)) + paid
         return after - before
     if card == PURCHASE_BY_PROXY:
-        return worth(landing, tulips, buyers - 1) - before
+        return seat.worth(landing, tulips, buyers - 1) - before
     if card == SPECULATE_BY_PROXY:
-        return worth(landing, tulips, buyers - 2) - before
-    after = worth(landing, tulips + 1, buyers) - paid - _reserve_penalty(cash - paid)
+        return seat.worth(landing, tulips, buyers - 2) - before
+    after = seat.worth(landing, tulips + 1, buyers) - paid - _reserve_penalty(seat.cash - paid)
     return after - before
 
 
-def _choose_card(state: State, seat: int, rng: random.Random) -> Action:
-    cards = playable_cards(state, seat)
-    if seat == state["current"]:
-        scored = {card: card_gain(state, seat, card) for card in cards}
-    else:
-        scored = {card: (0.0 if card == PASS else card_gain(state, seat, card)) for card in cards}
-    best = max(cards, key=lambda card: scored[card] * rng.uniform(0.9, 1.1))
-    if seat != state["current"] and scored[best] <= 10:
+def _choose_card(seat: Seat, cards: list[int], rng: random.Random, noise: float) -> Action:
+    selling = seat.me == seat.view["current"]
+    scored = {card: (0.0 if card == PASS and not selling else card_gain(seat, card)) for card in cards}
+    best = max(cards, key=lambda card: scored[card] * rng.uniform(1 - noise, 1 + noise))
+    if not selling and scored[best] <= 10:
         best = PASS
     return {"type": "play", "card": best}
 
 
-def _choose_sale(state: State, seat: int) -> Action:
-    """Sell where the bot holds more tulips than buyers, at the highest price; keep a lone matched one."""
-    owned = [c for c in state["live"] if state["tulips"][seat][c] > 0]
-    unmatched = [c for c in owned if state["tulips"][seat][c] > buyers_of(state, seat, c)]
-    if tulip_total(state, seat) == 1 and not unmatched:
+def _choose_sale(seat: Seat, offer: list[str], can_skip: bool, rng: random.Random, strength: str) -> Action:
+    """Normal sells where it holds more tulips than buyers, at the highest price, and keeps a lone
+    matched one; easy sells a tulip at random."""
+    if strength == "easy":
+        return {"type": "sell", "colour": rng.choice(offer)}
+    unmatched = [c for c in offer if seat.tulips[c] > seat.buyers.get(c, 0)]
+    if can_skip and not unmatched:
         return {"type": "skip_sale"}
-    pool = unmatched or owned
-    colour = max(pool, key=lambda c: (data.value(state["price"][c]), c))
+    pool = unmatched or offer
+    colour = max(pool, key=lambda c: (data.value(seat.cells[c]), c))
     return {"type": "sell", "colour": colour}
 
 
-def _choose_buyer(state: State, seat: int) -> Action:
+def _choose_buyer(seat: Seat, can_take: bool, rng: random.Random, strength: str) -> Action:
     """Take a face-up buyer of a colour the bot holds unmatched tulips of, else draw blind."""
+    face_up: list[str] = seat.view["face_up"]
+    if not can_take or not face_up:
+        return {"type": "draw_buyer"}
+    if strength == "easy":
+        return (
+            {"type": "take_buyer", "index": rng.randrange(len(face_up))}
+            if rng.random() < 0.5
+            else {"type": "draw_buyer"}
+        )
 
     def need(colour: str) -> int:
-        if colour not in state["live"]:
+        if colour not in seat.cells:
             return -1
-        held: int = state["tulips"][seat][colour]
-        return held - buyers_of(state, seat, colour)
+        return seat.tulips[colour] - seat.buyers.get(colour, 0)
 
-    if state["face_up"]:
-        index = max(
-            range(len(state["face_up"])),
-            key=lambda i: (need(state["face_up"][i]), data.value(state["price"][state["face_up"][i]])),
-        )
-        if need(state["face_up"][index]) > 0:
-            return {"type": "take_buyer", "index": index}
+    index = max(range(len(face_up)), key=lambda i: (need(face_up[i]), data.value(seat.cells[face_up[i]])))
+    if need(face_up[index]) > 0:
+        return {"type": "take_buyer", "index": index}
     return {"type": "draw_buyer"}
 
 
-def _choose_purchase(state: State, seat: int, rng: random.Random) -> Action:
-    cash = state["cash"][seat]
+def _choose_purchase(seat: Seat, options: list[str], rng: random.Random) -> Action:
     best, best_gain = None, 10.0
-    for colour in purchase_options(state, seat):
-        cell = data.pos(state["price"][colour])
-        tulips = state["tulips"][seat][colour]
-        buyers = buyers_of(state, seat, colour)
+    for colour in options:
+        cell, tulips, buyers = seat.holding(colour)
         paid = data.value(cell)
         gain = (
-            worth(data.purchase(cell), tulips + 1, buyers)
-            - worth(cell, tulips, buyers)
+            seat.worth(data.purchase(cell), tulips + 1, buyers)
+            - seat.worth(cell, tulips, buyers)
             - paid
-            - _reserve_penalty(cash - paid)
+            - _reserve_penalty(seat.cash - paid)
         ) * rng.uniform(0.9, 1.1)
         if gain > best_gain:
             best, best_gain = colour, gain
@@ -164,14 +184,27 @@ def _choose_purchase(state: State, seat: int, rng: random.Random) -> Action:
     return {"type": "buy", "colour": best}
 
 
-def bot_action(state: State, seat: int, rng: random.Random) -> Action:
-    phase = state["phase"]
+def _options(legal: list[dict[str, Any]], kind: str, param: str) -> list[Any]:
+    for template in legal:
+        if template["type"] == kind:
+            options: list[Any] = template["params"][param]["options"]
+            return options
+    return []
+
+
+def bot_action(
+    view: View, me: int, legal: list[dict[str, Any]], rng: random.Random, strength: str, budget: Budget
+) -> Action:
+    phase = view["phase"]
+    kinds = {t["type"] for t in legal}
+    seat = Seat(view, me, strength)
     if phase == SELL:
-        return _choose_sale(state, seat)
+        return _choose_sale(seat, _options(legal, "sell", "colour"), "skip_sale" in kinds, rng, strength)
     if phase in (CHOOSE, SELLER_CHOICE):
-        return _choose_card(state, seat, rng)
+        noise = 0.1 if strength == "normal" else 0.5
+        return _choose_card(seat, _options(legal, "play", "card"), rng, noise)
     if phase == DRAW:
-        return _choose_buyer(state, seat)
+        return _choose_buyer(seat, "take_buyer" in kinds, rng, strength)
     if phase == BUY:
-        return _choose_purchase(state, seat, rng)
+        return _choose_purchase(seat, _options(legal, "buy", "colour"), rng)
     raise IllegalAction(N_("There is nothing for you to do now."))

@@ -1,0 +1,98 @@
+"""What every game's bot shares: the strengths, and the guard that makes a bot's move safe to play.
+
+A game's bot (``app/games/<pkg>/bot.py``) is handed one seat's view and legal-action templates only
+(``Engine.decide``). ``safe_decision`` is how the platform and the simulator ask it: a bot that
+raises, returns something outside its templates or overruns its budget never stalls a table; the
+seat then plays a random legal action instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from typing import Any
+
+from app.games.base import (
+    DEFAULT_STRENGTH,
+    STRENGTHS,
+    Action,
+    Budget,
+    Engine,
+    View,
+    random_legal_action,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_STRENGTH", "STRENGTHS", "Budget", "fits", "safe_decision", "strength_of"]
+
+
+def strength_of(text: Any) -> str:
+    """A known strength, or the default for anything else (old rows, a missing value)."""
+    return text if text in STRENGTHS else DEFAULT_STRENGTH
+
+
+def fits(action: Any, legal: list[dict[str, Any]]) -> bool:
+    """Whether ``action`` matches one of the templates (types, choices and int ranges; a template's
+    ``constraint`` is left for the engine to judge)."""
+    if not isinstance(action, dict):
+        return False
+    for template in legal:
+        if template["type"] != action.get("type"):
+            continue
+        if all(_in_domain(action.get(name), domain) for name, domain in template.get("params", {}).items()):
+            return True
+    return False
+
+
+def _in_domain(value: Any, domain: dict[str, Any]) -> bool:
+    kind = domain["kind"]
+    if kind == "choice":
+        return value in domain["options"]
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            return False
+        top = domain.get("max")
+        return (
+            value >= domain["min"]
+            and (top is None or value <= top)
+            and value not in domain.get("exclude", [])
+        )
+    if kind == "counts":
+        return isinstance(value, dict) and all(
+            isinstance(value.get(key, 0), int) and 0 <= value.get(key, 0) <= top
+            for key, top in domain["max"].items()
+        )
+    return False
+
+
+def safe_decision(
+    engine: Engine,
+    view: View,
+    seat: int,
+    legal: list[dict[str, Any]],
+    rng: random.Random,
+    strength: str = DEFAULT_STRENGTH,
+    budget: Budget | None = None,
+) -> Action:
+    """The bot's move if it gives a fitting one in time, else a random legal action."""
+    budget = budget or Budget()
+    started = time.perf_counter()
+    try:
+        action = engine.decide(view, seat, legal, rng, strength_of(strength), budget)
+    except Exception:  # a bot bug must cost a move, never the table
+        log.exception("the %s bot of %r failed; playing at random", strength, engine)
+        return random_legal_action(legal, rng)
+    spent = time.perf_counter() - started
+    if spent > 2 * budget.seconds:
+        log.warning("the %s bot of %r took %.2f s (budget %.2f s)", strength, engine, spent, budget.seconds)
+    if not fits(action, legal):
+        log.warning(
+            "the %s bot of %r chose %r, outside its legal actions; playing at random",
+            strength,
+            engine,
+            action,
+        )
+        return random_legal_action(legal, rng)
+    return action
