@@ -427,7 +427,7 @@ def events_region(lines_newest_first: Iterable[str], locale: str) -> str:
     lines = "".join(reversed(list(lines_newest_first)))
     return (
         f'<div class="panel event-log" role="log" aria-labelledby="event-log-title">'
-        f'<h2 id="event-log-title">{heading}</h2><ol class="log" id="event-list">{lines}</ol></div>'
+        f'<h2 id="event-log-title">{heading}</h2><ol class="log" id="event-list" tabindex="0">{lines}</ol></div>'
     )
 
 
@@ -456,7 +456,9 @@ def regions_container(regions: dict[str, str], oob: bool) -> Markup:
     """All regions: the table's in their container, then the game log beside it (a side column on a
     laptop, a drawer on a phone). Pushed whole when the set of regions changes (game start). Before
     the game starts the log's place is kept empty, so the push that starts it has a target."""
-    inner = "".join(wrap_region(region, html, oob=False) for region, html in regions.items() if region != EVENTS)
+    inner = "".join(
+        wrap_region(region, html, oob=False) for region, html in regions.items() if region != EVENTS
+    )
     oob_attr = ' hx-swap-oob="true"' if oob else ""
     log = (
         wrap_region(EVENTS, regions[EVENTS], oob=oob)
