@@ -30,6 +30,7 @@ def _load_market_deck() -> dict[int, dict[str, Any]]:
 
 
 MARKET_CARDS: dict[int, dict[str, Any]] = _load_market_deck()
+MOST_WORKERS_ON_A_CARD = max(card["workers"] for card in MARKET_CARDS.values())
 
 
 def action_cards(players: int) -> tuple[str, ...]:

@@ -44,6 +44,63 @@ def _bargain(state: State, seat: int | None) -> dict[str, Any] | None:
     }
 
 
+def _final(state: State) -> dict[str, Any]:
+    """The finished game's story (rule 8 reveals nothing new: every score was public).
+
+    Each seat's total split into what action B scored, each colour's majorities and the worker
+    bonuses, summed over the rounds; and, unless the win is shared, the part of the score in which
+    the winner gained most over the runner-up (the decisive one).
+    """
+    n = state["players"]
+    parts: list[dict[str, Any]] = []
+    for s in range(n):
+        colours = {c: 0 for c in COLOURS}
+        bonus = 0
+        for summary in state["round_summaries"]:
+            row = summary["rows"][s]
+            for c in COLOURS:
+                colours[c] += row["colour_points"][c]
+            bonus += row["worker_bonus"]
+        total = state["scores"][s]
+        parts.append(
+            {
+                "seat": s,
+                "actions": total - sum(colours.values()) - bonus,
+                "colours": colours,
+                "workers": bonus,
+                "total": total,
+            }
+        )
+    ranking = sorted(range(n), key=lambda s: (-state["scores"][s], s))
+    winner, runner_up = ranking[0], ranking[1]
+    margin = state["scores"][winner] - state["scores"][runner_up]
+    decisive = None
+    if margin:
+        gains = {
+            part: _part(parts[winner], part) - _part(parts[runner_up], part)
+            for part in ("actions", *COLOURS, "workers")
+        }
+        best = max(gains, key=lambda part: gains[part])  # first of equals, in this order
+        decisive = {
+            "part": best,
+            "winner": _part(parts[winner], best),
+            "runner_up": _part(parts[runner_up], best),
+        }
+    return {
+        "parts": parts,
+        "winner": winner,
+        "runner_up": runner_up,
+        "margin": margin,
+        "decisive": decisive,
+        "top": max([1, *(p["total"] for p in parts)]),
+    }
+
+
+def _part(parts: dict[str, Any], part: str) -> int:
+    value = parts["colours"][part] if part in COLOURS else parts[part]
+    return int(value)
+
+
 def view(state: State, seat: int | None) -> View:
     waiting = rules.to_act(state)
     n = state["players"]
@@ -78,6 +135,7 @@ def view(state: State, seat: int | None) -> View:
         "letters": dict(COLOUR_LETTERS),
         "majority_points": dict(data.MAJORITY_POINTS),
         "round_end_workers": data.ROUND_END_WORKERS,
+        "most_workers_on_a_card": data.MOST_WORKERS_ON_A_CARD,
         "worker_bonus": data.WORKER_BONUS,
         "action_cards": list(data.action_cards(n)),
         "deck_count": len(state["deck"]),
@@ -98,6 +156,7 @@ def view(state: State, seat: int | None) -> View:
         "score_history": state["score_history"],
         "finished": state["finished"],
         "winners": rules.winners(state) if state["finished"] else [],
+        "final": _final(state) if state["finished"] else None,
         "events": base.visible_events(state, seat),
     }
     detached: View = json.loads(json.dumps(seen))  # a copy of plain JSON data, faster than deepcopy

@@ -44,7 +44,14 @@ class Form:
         return next(c.value for c in self.controls if c.name == "type")
 
     def numbers(self) -> dict[str, Control]:
-        return {c.name: c for c in self.controls if c.kind == "number" and not c.disabled}
+        """The gem pickers: each a group of radio chips 0..n, as one control whose maximum is n."""
+        counts: dict[str, Control] = {}
+        for c in self.controls:
+            if c.kind == "radio" and c.value.isdigit() and not c.disabled:
+                known = counts.get(c.name)
+                if known is None or int(c.value) > (known.maximum or 0):
+                    counts[c.name] = Control(c.tag, "count", c.name, "0", maximum=int(c.value))
+        return counts
 
     def radios(self, name: str) -> list[str]:
         return [c.value for c in self.controls if c.kind == "radio" and c.name == name and not c.disabled]
@@ -56,6 +63,9 @@ class Form:
         person typed or picked), then the pressed button's name and value; ``version`` is dropped as
         the room's /act handler drops it."""
         typed = typed or {}
+        for name, value in typed.items():
+            options = self.radios(name)
+            assert not options or value in options, f"a browser cannot pick {value} for {name}"
         fields: list[tuple[str, str]] = []
         for c in self.controls:
             if c.disabled or c.name == "version":
@@ -170,14 +180,16 @@ def check_exchange(state: State, seat: int, form: Form, button: tuple[str, str] 
                 continue
             take = dict(zip(COLOURS, counts, strict=True))
             within = all(take[c] <= (pickers[c].maximum or 0) for c in COLOURS)
-            fields = form.post(button, {**typed_give, **{f"take.{c}": str(take[c]) for c in COLOURS}})
             legal = all(take[c] <= bank[c] for c in COLOURS)
+            if not within:
+                assert not legal, f"returning {give}, taking {take} is legal but the pickers forbid it"
+                continue
+            fields = form.post(button, {**typed_give, **{f"take.{c}": str(take[c]) for c in COLOURS}})
             if legal:
-                assert within, f"returning {give}, taking {take} is legal but the pickers forbid it"
                 accepted(state, seat, fields, f"exchange {give} for {take}")
                 took_some = True
                 checked += 1
-            elif within:
+            else:
                 with pytest.raises(base.IllegalAction, match="bank holds only"):
                     ENGINE.apply(state, seat, form_to_action(fields))
         assert took_some, f"returning {give} leaves nothing to take"

@@ -74,8 +74,10 @@ def test_the_bargaining_panel_shows_the_offer_history_and_a_picker_limited_to_yo
     state = play(state, ["B", "B", "A"])
     state = ENGINE.apply(state, 1, {"type": "offer", "gems": gems(yellow=1)})
     html = render_seat_html(ENGINE, state, 0)
-    assert 'name="gems.red" min="0" max="2"' in html
-    assert 'name="gems.yellow" min="0" max="0"' in html
+    # Gem chips: one per count from 0 to what you hold, and none for a colour you lack.
+    assert re.findall(r'name="gems.red" value="(\d+)"', html) == ["0", "1", "2"]
+    assert re.findall(r'name="gems.blue" value="(\d+)"', html) == ["0", "1"]
+    assert 'name="gems.yellow"' not in html and 'name="gems.green"' not in html
     assert "Current offer by Player 2" in html and "Offers so far" in html
     assert form_types(html) == {"accept", "offer"}
     assert form_types(render_seat_html(ENGINE, state, 1)) == set()
