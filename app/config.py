@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     database_url: str = Field("sqlite:///./data/bourse.db", validation_alias="BOURSE_DATABASE_URL")
     bot_delay: float = Field(1.0, validation_alias="BOURSE_BOT_DELAY", ge=0)
     bot_window_delay: float = Field(6.0, validation_alias="BOURSE_BOT_WINDOW_DELAY", ge=0)
+    # The most one bot decision may think, in seconds (a safety net: bots stop earlier at a move cap).
+    bot_think_seconds: float = Field(1.0, validation_alias="BOURSE_BOT_THINK_SECONDS", gt=0, le=10)
     secure_cookies: bool = Field(False, validation_alias="BOURSE_SECURE_COOKIES")
     public_url: str = Field("", validation_alias="BOURSE_PUBLIC_URL")
     forwarded_allow_ips: str = Field("127.0.0.1", validation_alias="FORWARDED_ALLOW_IPS")
@@ -67,7 +69,29 @@ class Settings(BaseSettings):
     game_retention_days: float = Field(0.0, validation_alias="BOURSE_GAME_RETENTION_DAYS", ge=0)
     cleanup_interval: float = Field(3600.0, validation_alias="BOURSE_CLEANUP_INTERVAL", ge=0)
 
-    @field_validator("rate_create", "rate_join", "rate_act", "rate_connect")
+    # Groups (issue 11): turn clocks, away players, table chat.
+    # The clocks a host may choose, in seconds per decision (off is always offered).
+    clock_presets: str = Field("30,120,600,86400", validation_alias="BOURSE_CLOCK_PRESETS")
+    clock_tick: float = Field(
+        1.0, validation_alias="BOURSE_CLOCK_TICK", gt=0
+    )  # how often deadlines are checked
+    away_grace: float = Field(120.0, validation_alias="BOURSE_AWAY_GRACE", ge=0)  # offline this long: away
+    rate_chat: str = Field("20/minute", validation_alias="BOURSE_RATE_CHAT")
+
+    @property
+    def clocks(self) -> tuple[int, ...]:
+        """The clock presets, in seconds, shortest first."""
+        return tuple(sorted(int(part) for part in self.clock_presets.split(",") if part.strip()))
+
+    @field_validator("clock_presets")
+    @classmethod
+    def _are_seconds(cls, value: str) -> str:
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        if not parts or not all(part.isdigit() and int(part) > 0 for part in parts):
+            raise ValueError(f"clock presets are seconds separated by commas, like '30,120', not {value!r}")
+        return value
+
+    @field_validator("rate_create", "rate_join", "rate_act", "rate_connect", "rate_chat")
     @classmethod
     def _is_a_rate(cls, value: str) -> str:
         parse_rate(value)

@@ -1,4 +1,5 @@
-"""Database tables: rooms (with their state snapshot), seats and the append-only action log.
+"""Database tables: rooms (with their state snapshot), seats, the append-only action log and the
+table chat.
 
 The game log is not in the snapshot: each action row holds the events it logged (see ``app.rooms``).
 
@@ -33,6 +34,7 @@ class Room(SQLModel, table=True):
     event_count: int = 0  # events in the whole game log
     version: int = 0
     next_code: str | None = Field(default=None, max_length=32)
+    clock: int = 0  # seconds each decision may take (0: no clock)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -51,6 +53,10 @@ class Seat(SQLModel, table=True):
     bot_strength: str = Field(default="normal", max_length=16)  # easy | normal: how its bot plays
     is_host: bool = False
     legal_version: int = 0  # room version when this seat's legal actions last changed
+    # With a clock: when this seat's current decision times out (epoch milliseconds; None: not waited for)
+    deadline: int | None = Field(default=None, index=True)
+    timeouts: int = 0  # consecutive decisions its clock ran out on
+    bot_turns: int = 0  # decisions a bot made for this person (timeouts, or the seat handed to a bot)
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -66,6 +72,33 @@ class ActionRecord(SQLModel, table=True):
     # the game-log events this action logged
     events: str = Field(default="[]", sa_column=Column(Text, nullable=False, server_default="[]"))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ChatMessage(SQLModel, table=True):
+    """A line of table chat: what a person typed (or a quick reaction), kept with the room."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_room_id_id", "room_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    room_id: int = Field(foreign_key="rooms.id")
+    seat: int | None = None  # None: a spectator
+    author: str = Field(max_length=40)  # who wrote it, for a mute: "seat:<n>" or a spectator's key
+    name: str = Field(default="", max_length=40)  # a spectator's chosen name (a seat's is its own)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    reaction: bool = False  # ``text`` is a quick reaction's key
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ChatMute(SQLModel, table=True):
+    """An author the host has muted in a room."""
+
+    __tablename__ = "chat_mutes"
+    __table_args__ = (UniqueConstraint("room_id", "author"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    room_id: int = Field(foreign_key="rooms.id", index=True)
+    author: str = Field(max_length=40)
 
 
 class Health(SQLModel, table=True):

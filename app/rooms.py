@@ -29,8 +29,9 @@ import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -39,10 +40,21 @@ from sqlalchemy import and_, delete, func, or_, text, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
+from app.bots import safe_decision
 from app.db import Database
-from app.games.base import N_, Engine, IllegalAction, Result, State, random_bot_action
+from app.games.base import (
+    DEFAULT_STRENGTH,
+    N_,
+    STRENGTHS,
+    Budget,
+    Engine,
+    IllegalAction,
+    Result,
+    State,
+    random_bot_action,
+)
 from app.games.registry import ENGINES
-from app.models import ActionRecord, Health, Room, Seat, utcnow
+from app.models import ActionRecord, ChatMessage, ChatMute, Health, Room, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +73,15 @@ HEALTH_EVERY = 1.0  # seconds: /healthz commits a write at most this often
 WRITE_FAILURE_MEMORY = 30.0  # seconds /healthz reports a failed write
 SWEEP_BATCH = 500  # rooms deleted per write transaction by the cleanup sweep
 RECENT_EVENTS = 24  # game-log events a snapshot carries so pushes need no database read
+CLOCK_MAX = 7 * 86400  # seconds: the longest clock a room may have
+AWAY_TIMEOUTS = 2  # consecutive timeouts after which an away seat is handed to a bot
+CHAT_MAX = 280  # characters in a chat message
+CHAT_KEPT = 100  # chat messages a room page shows (the newest)
+REACTIONS = ("👍", "👏", "😄", "😮", "🤝", "⏳")  # the quick reactions, stored as themselves
+# Characters a chat message may not hold: controls and the bidi overrides that turn text around.
+CHAT_HIDDEN = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+TIMED_OUT = N_("{seat}'s time ran out: a bot made that decision.")
+HANDED_OVER = N_("{seat} has been away for two timeouts in a row: a bot plays for them now.")
 
 Event = dict[str, Any]
 
@@ -108,6 +129,9 @@ class SeatInfo:
     bot_controlled: bool
     is_host: bool
     legal_version: int
+    deadline: int | None = None  # with a clock: when its decision times out (epoch ms)
+    timeouts: int = 0  # consecutive timeouts
+    bot_turns: int = 0  # decisions a bot made for this person
 
     @property
     def played_by_bot(self) -> bool:
@@ -153,6 +177,8 @@ class RoomSnapshot:
     recent_events: tuple[Event, ...] = ()
     load_events: Callable[[int, int], list[Event]] | None = field(default=None, repr=False)  # (room, upto)
     seat_of_token: dict[str, int] = field(default_factory=dict, repr=False)  # by token hash
+    bot_strengths: dict[int, str] = field(default_factory=dict, repr=False)  # bot seats: easy | normal
+    clock: int = 0  # seconds per decision (0: no clock)
     _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -199,6 +225,51 @@ class RoomSnapshot:
         if self.core is None or self.status != "playing":
             return []
         return self.engine.to_act(self.core)
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One chat message as every reader sees it (``name`` empty: an unnamed spectator)."""
+
+    id: int
+    seat: int | None  # None: a spectator's
+    name: str
+    text: str
+    reaction: bool
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "seat": self.seat,
+            "name": self.name,
+            "spectator": self.spectator,
+            "text": self.text,
+            "reaction": self.reaction,
+        }
+
+
+def now_ms() -> int:
+    """The wall clock in epoch milliseconds: what deadlines are (a restart must not move them)."""
+    return int(time.time() * 1000)
+
+
+def clean_chat(raw: Any) -> str:
+    """A chat message as stored: runs of white space one space, without control characters or the
+    marks that turn text around; refused if empty or too long (it is escaped when drawn)."""
+    if not isinstance(raw, str):
+        raise RoomError(N_("Please write a message."))
+    message = " ".join(
+        "".join(c for c in raw if unicodedata.category(c) != "Cc" and c not in CHAT_HIDDEN).split()
+    )
+    if not message:
+        raise RoomError(N_("Please write a message."))
+    if len(message) > CHAT_MAX:
+        raise RoomError(N_("A message can have at most {max} characters."), max=CHAT_MAX)
+    return message
 
 
 def hash_token(token: str) -> str:
@@ -275,6 +346,8 @@ def dumps(data: Any) -> str:
 
 
 class RoomService:
+    bot_budget = Budget()  # what one bot decision may spend (the app sets it from the settings)
+
     def __init__(self, db: Database, engines: dict[str, Engine] | None = None) -> None:
         self.db = db
         self.engines = engines if engines is not None else ENGINES
@@ -352,9 +425,10 @@ class RoomService:
 
     # ----------------------------------------------------------------- lobby
     def create_room(
-        self, game: str, players: Any, options: Any, host_name: Any
+        self, game: str, players: Any, options: Any, host_name: Any, clock: Any = 0
     ) -> tuple[str, int | None, str | None]:
-        """Create a room; the creator (if named) takes seat 0 and is host. Returns code, seat, token."""
+        """Create a room; the creator (if named) takes seat 0 and is host. Returns code, seat, token.
+        ``clock``: the seconds each decision may take (0: no clock)."""
         engine = self.engines.get(game) if isinstance(game, str) else None
         if engine is None:
             raise RoomError(N_("Unknown game."))
@@ -365,6 +439,9 @@ class RoomService:
                 N_("This game takes {min} to {max} players."), min=info.min_players, max=info.max_players
             )
         chosen = _clean_options(engine, options)
+        seconds = _as_int(clock)
+        if seconds is None or not 0 <= seconds <= CLOCK_MAX:
+            raise RoomError(N_("A turn clock is a number of seconds, up to a week."))
         name = clean_name(host_name) if host_name is not None else None
         token = secrets.token_urlsafe(24) if name is not None else None
         with self.db.write() as session:
@@ -372,7 +449,12 @@ class RoomService:
             while session.exec(select(Room).where(Room.code == code)).first():
                 code = new_code()
             room = Room(
-                code=code, game=game, players=count, options=dumps(chosen), seed=str(secrets.randbits(62))
+                code=code,
+                game=game,
+                players=count,
+                options=dumps(chosen),
+                seed=str(secrets.randbits(62)),
+                clock=seconds,
             )
             session.add(room)
             session.flush()
@@ -403,7 +485,12 @@ class RoomService:
             self._bump(session, room)
             return seat.seat, token
 
-    def add_bot(self, code: str, actor: int | None, fill: bool = False) -> list[int]:
+    def add_bot(
+        self, code: str, actor: int | None, fill: bool = False, strength: Any = DEFAULT_STRENGTH
+    ) -> list[int]:
+        """Seat a bot of this strength (``easy`` or ``normal``) at the next free seat, or at every one."""
+        if strength not in STRENGTHS:
+            raise RoomError(N_("A bot plays easy or normal."))
         with self._lock(code), self.db.write() as session:
             room = self._room(session, code)
             seats = self._seats(session, room)
@@ -418,7 +505,9 @@ class RoomService:
             for number in range(len(seats), len(seats) + (free if fill else 1)):
                 name = unique_name(f"Bot {BOT_NAMES[number % len(BOT_NAMES)]}", taken)
                 taken.add(name)
-                session.add(Seat(room_id=_id(room), seat=number, name=name, is_bot=True))
+                session.add(
+                    Seat(room_id=_id(room), seat=number, name=name, is_bot=True, bot_strength=strength)
+                )
                 added.append(number)
             self._bump(session, room)
             return added
@@ -460,13 +549,24 @@ class RoomService:
             engine = self.engines[room.game]
             state = engine.setup(room.players, json.loads(room.options), int(room.seed))
             room.status = "finished" if engine.result(state) else "playing"
+            if room.clock and room.status == "playing":
+                waited_for = set(engine.to_act(state))
+                for seat in seats:
+                    if seat.seat in waited_for and not seat.is_bot:
+                        seat.deadline = now_ms() + room.clock * 1000
+                        session.add(seat)
             room.state = dumps({**state, "events": []})
             room.opening_events = dumps(state["events"])
             room.event_count = len(state["events"])
             self._bump(session, room)
 
-    def set_bot_control(self, code: str, actor: int | None, target: Any, bot: bool) -> None:
-        """Host hands a seat to a bot (bot=True); the seat's own player takes it back (bot=False)."""
+    def set_bot_control(
+        self, code: str, actor: int | None, target: Any, bot: bool, away: AbstractSet[int] | None = None
+    ) -> None:
+        """Host hands a seat to a bot (bot=True); the seat's own player takes it back (bot=False),
+        from any device their personal link opened. ``away``: the seats away long enough to be
+        handed over (the live layer knows who is connected); ``None`` when nobody knows (tests). The
+        host may always hand their own seat to a bot."""
         with self._lock(code), self.db.write() as session:
             room = self._room(session, code)
             seats = self._seats(session, room)
@@ -482,7 +582,21 @@ class RoomService:
                 raise Conflict(N_("The game is not running."))
             if seat.bot_controlled == bot:
                 return  # already so: nothing changes, so the version does not move either
+            if bot and away is not None and seat.seat not in away and seat.seat != actor:
+                raise Conflict(
+                    N_(
+                        "{player} is still connected or left only moments ago; a bot can take over "
+                        "once they are shown as away."
+                    ),
+                    player=seat.name,
+                )
             seat.bot_controlled = bot
+            seat.timeouts = 0
+            seat.deadline = None
+            if not bot and room.clock and room.state is not None:
+                waited_for = self.engines[room.game].to_act(json.loads(room.state))
+                if seat.seat in waited_for:
+                    seat.deadline = now_ms() + room.clock * 1000  # a fresh clock for the decision
             session.add(seat)
             self._bump(session, room)
 
@@ -509,6 +623,7 @@ class RoomService:
                 players=room.players,
                 options=room.options,
                 seed=str(secrets.randbits(62)),
+                clock=room.clock,
             )
             session.add(fresh)
             session.flush()
@@ -695,8 +810,13 @@ class RoomService:
                 if seat is None or room.core is None:
                     return False
                 rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
+                strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # a person's seat: normal
+                view = room.engine.view(room.core, seat)  # the bot gets this seat's view, never the state
+                action = safe_decision(
+                    room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget
+                )
                 try:
-                    after = self._apply(session, room, seat, room.engine.bot_action(room.core, seat, rng))
+                    after = self._apply(session, room, seat, action)
                 except Unprocessable:
                     log.exception(
                         "bot of %s in room %s chose an illegal action; playing at random", room.game, code
@@ -705,6 +825,128 @@ class RoomService:
                     after = self._apply(session, room, seat, action)
             self._remember(after)
             return True
+
+    # ----------------------------------------------------------------- clocks
+    def due_deadlines(self, now: int | None = None) -> list[tuple[str, int, int]]:
+        """(room, seat, legal version) of each playing seat whose clock has run out (by ``now``, epoch
+        ms). One indexed query: the timer asks it every tick, whatever the number of rooms."""
+        with self.db.read() as session:
+            rows = session.execute(
+                text(
+                    "SELECT rooms.code, seats.seat, seats.legal_version FROM seats "
+                    "JOIN rooms ON rooms.id = seats.room_id "
+                    "WHERE seats.deadline IS NOT NULL AND seats.deadline <= :now AND rooms.status = 'playing' "
+                    "ORDER BY seats.deadline"
+                ),
+                {"now": now_ms() if now is None else now},
+            ).all()
+        return [(row.code, row.seat, row.legal_version) for row in rows]
+
+    def time_out(self, code: str, seat: int, legal_version: int, away: bool = False) -> RoomSnapshot | None:
+        """The seat's clock ran out on the decision it has had since ``legal_version``: its bot makes
+        that one decision, and the log says so. After ``AWAY_TIMEOUTS`` in a row an ``away`` seat is
+        handed to a bot. Fires at most once per decision: nothing happens unless the seat still has
+        that decision and its deadline has passed (checked in the write transaction, whose version
+        compare-and-set also holds across processes). The new snapshot, or ``None``."""
+        with self._lock(code):
+            with self.db.write() as session:
+                room = self._current(session, code)
+                info = room.seat(seat)
+                if (
+                    room.status != "playing"
+                    or room.core is None
+                    or info is None
+                    or info.played_by_bot
+                    or info.deadline is None
+                    or info.deadline > now_ms()
+                    or info.legal_version != legal_version
+                    or seat not in room.to_act()
+                ):
+                    return None
+                rng = random.Random(f"{room.seed}/timeout/{room.version}/{seat}")
+                try:
+                    action = room.engine.bot_action(room.core, seat, rng)
+                    after = self._apply(session, room, seat, action, timed_out=True, away=away)
+                except Unprocessable:
+                    log.exception(
+                        "bot of %s in room %s chose an illegal action; playing at random", room.game, code
+                    )
+                    action = random_bot_action(room.engine, room.core, seat, rng)
+                    after = self._apply(session, room, seat, action, timed_out=True, away=away)
+            self._remember(after)
+            return after
+
+    # ----------------------------------------------------------------- chat
+    def post_chat(
+        self, code: str, seat: int | None, author: str, raw: Any, name: Any = None, reaction: bool = False
+    ) -> ChatLine:
+        """Keep one chat message (or quick reaction) of ``author`` (a seat's token hash, or a
+        spectator's key); refused if the host muted them."""
+        if reaction:
+            if raw not in REACTIONS:
+                raise RoomError(N_("There is no such reaction."))
+            message = str(raw)
+        else:
+            message = clean_chat(raw)
+        spectator_name = "" if seat is not None or not name else clean_name(name)
+        with self.db.write() as session:
+            room = self._room(session, code)
+            muted = session.exec(
+                select(ChatMute.id).where(ChatMute.room_id == room.id, ChatMute.author == author)
+            ).first()
+            if muted is not None:
+                raise Forbidden(N_("The host has muted you at this table."))
+            shown = spectator_name
+            if seat is not None:
+                row = session.exec(select(Seat).where(Seat.room_id == room.id, Seat.seat == seat)).first()
+                if row is None:
+                    raise Forbidden(N_("Only seated players and spectators can chat."))
+                shown = row.name
+            line = ChatMessage(
+                room_id=_id(room), seat=seat, author=author, name=shown, text=message, reaction=reaction
+            )
+            session.add(line)
+            session.flush()
+            assert line.id is not None
+            return ChatLine(line.id, seat, shown, message, reaction)
+
+    def chat_lines(self, code: str, limit: int = CHAT_KEPT) -> list[ChatLine]:
+        """The room's newest chat messages, oldest first."""
+        with self.db.read() as session:
+            room = self._room(session, code)
+            rows = session.exec(
+                select(ChatMessage)
+                .where(ChatMessage.room_id == room.id)
+                .order_by(col(ChatMessage.id).desc())
+                .limit(limit)
+            ).all()
+            return [
+                ChatLine(_id_of(row), row.seat, row.name, row.text, row.reaction) for row in reversed(rows)
+            ]
+
+    def mute(self, code: str, actor: int | None, message_id: Any) -> None:
+        """The host mutes the author of a chat message: they can no longer write at this table."""
+        number = _as_int(message_id)
+        with self.db.write() as session:
+            room = self._room(session, code)
+            seats = self._seats(session, room)
+            host = self._require_host(seats, actor)
+            line = (
+                session.exec(
+                    select(ChatMessage).where(ChatMessage.room_id == room.id, ChatMessage.id == number)
+                ).first()
+                if number is not None
+                else None
+            )
+            if line is None:
+                raise NotFound(N_("There is no such message."))
+            if host is not None and host.token_hash and line.author == chat_author(host.token_hash):
+                raise RoomError(N_("You cannot mute yourself."))
+            exists = session.exec(
+                select(ChatMute.id).where(ChatMute.room_id == room.id, ChatMute.author == line.author)
+            ).first()
+            if exists is None:
+                session.add(ChatMute(room_id=_id(room), author=line.author))
 
     # ----------------------------------------------------------------- cleaning up
     def sweep(
@@ -733,6 +975,8 @@ class RoomService:
                 ids = [row[0] for row in rows]
                 codes = [row[1] for row in rows]
                 session.execute(delete(ActionRecord).where(col(ActionRecord.room_id).in_(ids)))
+                session.execute(delete(ChatMessage).where(col(ChatMessage.room_id).in_(ids)))
+                session.execute(delete(ChatMute).where(col(ChatMute.room_id).in_(ids)))
                 session.execute(delete(Seat).where(col(Seat.room_id).in_(ids)))
                 session.execute(delete(Room).where(col(Room.id).in_(ids)))
                 # A finished game offering a new one that is now gone no longer offers it.
@@ -756,8 +1000,20 @@ class RoomService:
         robots = {s.seat for s in room.seats if s.played_by_bot}
         return next((number for number in room.to_act() if number in robots), None)
 
-    def _apply(self, session: Session, room: RoomSnapshot, seat: int, action: dict[str, Any]) -> RoomSnapshot:
+    def _apply(
+        self,
+        session: Session,
+        room: RoomSnapshot,
+        seat: int,
+        action: dict[str, Any],
+        timed_out: bool = False,
+        away: bool = False,
+    ) -> RoomSnapshot:
         """Apply, append to the log and move the version on; the new snapshot (not yet remembered).
+
+        ``timed_out``: a bot made this decision because the seat's clock ran out (the log says so;
+        an ``away`` seat that timed out ``AWAY_TIMEOUTS`` times in a row is handed to a bot). Each
+        seat the game now waits for gets a deadline when its decision is new (with a clock).
 
         The work does not grow with the game: the state carries no log, the new events go into the
         action's own row, and each seat's legal actions are computed once per version.
@@ -772,6 +1028,12 @@ class RoomService:
             log.exception("engine %s failed on %r", room.game, action)
             raise Unprocessable(N_("That action could not be applied.")) from bug
         new_events = new_state["events"]
+        mine = room.seat(seat)
+        hand_over = timed_out and away and mine is not None and mine.timeouts + 1 >= AWAY_TIMEOUTS
+        if timed_out:  # platform lines: public, and they say only that the clock ran out
+            new_events = [{"text": TIMED_OUT, "params": {"seat": {"seat": seat}}, "to": None}, *new_events]
+            if hand_over:
+                new_events.append({"text": HANDED_OVER, "params": {"seat": {"seat": seat}}, "to": None})
         new_core = {**new_state, "events": []}
         new_version = room.version + 1
         status = "finished" if engine.result(new_core) is not None else "playing"
@@ -793,18 +1055,38 @@ class RoomService:
             recent_events=(*room.recent_events, *new_events)[-RECENT_EVENTS:],
             load_events=room.load_events,
             seat_of_token=room.seat_of_token,
+            bot_strengths=room.bot_strengths,
+            clock=room.clock,
         )
         changed = [
             other.seat
             for other in room.seats
             if other.seat == seat or room.legal(other.seat) != after.legal(other.seat)
         ]
-        after.seats = [
-            SeatInfo(s.seat, s.name, s.is_bot, s.bot_controlled, s.is_host, new_version)
-            if s.seat in changed
-            else s
-            for s in room.seats
-        ]
+        waited_for = set(after.to_act())
+        now = now_ms()
+        seats = []
+        for s in room.seats:
+            new = replace(s, legal_version=new_version) if s.seat in changed else s
+            if s.seat == seat and not s.is_bot:
+                by_bot = timed_out or s.bot_controlled
+                new = replace(
+                    new,
+                    timeouts=s.timeouts + 1 if timed_out and not hand_over else 0,
+                    bot_turns=s.bot_turns + by_bot,
+                    bot_controlled=s.bot_controlled or hand_over,
+                )
+            if not room.clock or new.played_by_bot or new.seat not in waited_for:
+                deadline = None
+            elif new.deadline is None or new.seat in changed:
+                deadline = now + room.clock * 1000  # a new decision: a fresh clock
+            else:
+                deadline = new.deadline  # still the same decision (another seat moved)
+            if deadline != new.deadline:
+                new = replace(new, deadline=deadline)
+            seats.append(new)
+        after.seats = seats
+        rewritten = [new for old, new in zip(room.seats, seats, strict=True) if new is not old]
         session.execute(
             text(
                 "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
@@ -820,8 +1102,22 @@ class RoomService:
             },
         )
         session.execute(
-            text("UPDATE seats SET legal_version = :version WHERE room_id = :room AND seat = :seat"),
-            [{"version": new_version, "room": room.room_id, "seat": number} for number in changed],
+            text(
+                "UPDATE seats SET legal_version = :version, deadline = :deadline, timeouts = :timeouts, "
+                "bot_turns = :bot_turns, bot_controlled = :bot_controlled WHERE room_id = :room AND seat = :seat"
+            ),
+            [
+                {
+                    "version": s.legal_version,
+                    "deadline": s.deadline,
+                    "timeouts": s.timeouts,
+                    "bot_turns": s.bot_turns,
+                    "bot_controlled": s.bot_controlled,
+                    "room": room.room_id,
+                    "seat": s.seat,
+                }
+                for s in rewritten
+            ],
         )
         updated = session.execute(
             text(
@@ -955,10 +1251,21 @@ class RoomService:
             status=room.status,
             version=room.version,
             seats=[
-                SeatInfo(s.seat, s.name, s.is_bot, s.bot_controlled, s.is_host, s.legal_version)
+                SeatInfo(
+                    s.seat,
+                    s.name,
+                    s.is_bot,
+                    s.bot_controlled,
+                    s.is_host,
+                    s.legal_version,
+                    deadline=s.deadline,
+                    timeouts=s.timeouts,
+                    bot_turns=s.bot_turns,
+                )
                 for s in seats
             ],
             seat_of_token={s.token_hash: s.seat for s in seats if s.token_hash},
+            bot_strengths={s.seat: s.bot_strength for s in seats if s.is_bot},
             core=json.loads(room.state) if room.state else None,
             next_code=room.next_code,
             engine=self.engines[room.game],
@@ -967,6 +1274,7 @@ class RoomService:
             events_total=room.event_count,
             recent_events=tuple(recent[-RECENT_EVENTS:]),
             load_events=self._events_of,
+            clock=room.clock,
         )
 
     def _events_of(self, room_id: int, actions: int) -> list[Event]:
@@ -996,6 +1304,16 @@ def replay_actions(
     for seat, action in actions:
         state = engine.apply(state, seat, action)
     return state
+
+
+def chat_author(token_hash: str) -> str:
+    """The author key of a seated person's chat messages (stable if seats are renumbered)."""
+    return "seat:" + token_hash[:32]
+
+
+def _id_of(line: ChatMessage) -> int:
+    assert line.id is not None
+    return line.id
 
 
 def _id(room: Room) -> int:

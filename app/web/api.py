@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -14,7 +14,9 @@ from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_message
 from app.rooms import Forbidden, RoomError, RoomSnapshot
-from app.web.deps import get_live, get_service, resume_url
+from app.web.deps import chat_author_of, chosen_clock, get_app_settings, get_live, get_service, resume_url
+from app.web.limits import client_key
+from app.web.pages import chat_push
 
 DESCRIPTION = """
 Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
@@ -107,6 +109,11 @@ class CreateRoomBody(BaseModel):
     players: int
     options: dict[str, bool] = Field(default_factory=dict)
     name: str = Field(description="Your display name (1-24 characters)")
+    clock: int = Field(
+        0,
+        description="Seconds each decision may take, then a bot makes it: 0 (no clock, the default) "
+        "or one of the server's presets (by default 30, 120, 600 and 86400).",
+    )
 
 
 class JoinBody(BaseModel):
@@ -118,12 +125,30 @@ class JoinBody(BaseModel):
 class BotsBody(BaseModel):
     model_config = STRICT
 
+    strength: Literal["easy", "normal"] = Field(
+        "normal", description="Before the start: how well the new bot(s) play."
+    )
+
     seat: int | None = Field(
         None,
         description="Before the start: the next free seat gets a bot. "
         "During play: hand this player's seat to a bot.",
     )
     fill: bool = Field(False, description="Fill every free seat with a bot.")
+
+
+class ChatBody(BaseModel):
+    model_config = STRICT
+
+    text: str | None = Field(None, description="A message (at most 280 characters)")
+    reaction: str | None = Field(None, description="Or a quick reaction: 👍 👏 😄 😮 🤝 ⏳")
+    name: str | None = Field(None, description="A spectator's name (players write under their seat's)")
+
+
+class MuteBody(BaseModel):
+    model_config = STRICT
+
+    message: int = Field(description="The id of a message whose writer the host mutes")
 
 
 class ActionBody(BaseModel):
@@ -153,7 +178,15 @@ def _without_log(view: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def room_json(snapshot: RoomSnapshot, seat: int | None, connected: AbstractSet[int]) -> dict[str, Any]:
+def room_json(
+    snapshot: RoomSnapshot,
+    seat: int | None,
+    connected: AbstractSet[int],
+    away: AbstractSet[int] = frozenset(),
+) -> dict[str, Any]:
+    """A room as one seat (or a spectator) may know it. ``deadline`` (epoch milliseconds) is when a
+    seat's clock runs out on the decision the game waits for; ``away`` marks a seat whose player has
+    been gone longer than the grace period (only then may the host hand it to a bot)."""
     core = snapshot.core  # the state without its game log: reading the log grows with the game
     engine = snapshot.engine
     result = snapshot.result
@@ -164,14 +197,19 @@ def room_json(snapshot: RoomSnapshot, seat: int | None, connected: AbstractSet[i
         "version": snapshot.version,
         "players": snapshot.players,
         "you": seat,
+        "clock": snapshot.clock,
         "seats": [
             {
                 "seat": s.seat,
                 "name": s.name,
                 "is_bot": s.is_bot,
+                "bot_strength": snapshot.bot_strengths.get(s.seat),
                 "bot_controlled": s.bot_controlled,
                 "host": s.is_host,
                 "connected": s.is_bot or s.seat in connected,
+                "away": s.seat in away,
+                "deadline": s.deadline,
+                "bot_turns": s.bot_turns,
             }
             for s in snapshot.seats
         ],
@@ -185,7 +223,8 @@ def room_json(snapshot: RoomSnapshot, seat: int | None, connected: AbstractSet[i
 
 async def _answer(request: Request, code: str, seat: int | None) -> dict[str, Any]:
     snapshot = await run_in_threadpool(get_service(request).load, code)
-    return room_json(snapshot, seat, get_live(request).connected(code))
+    live = get_live(request)
+    return room_json(snapshot, seat, live.connected(code), live.away(code, snapshot))
 
 
 @router.get("/games", responses=errors(413))
@@ -207,7 +246,12 @@ def games() -> list[dict[str, Any]]:
 async def create_room(request: Request, body: CreateRoomBody) -> Any:
     try:
         code, seat, token = await run_in_threadpool(
-            get_service(request).create_room, body.game, body.players, body.options, body.name
+            get_service(request).create_room,
+            body.game,
+            body.players,
+            body.options,
+            body.name,
+            chosen_clock(get_app_settings(request), body.clock),
         )
     except RoomError as refused:
         return _refusal(refused)
@@ -244,9 +288,10 @@ async def bots(request: Request, code: str, body: BotsBody) -> Any:
         if snapshot.status == "waiting":
             if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
                 raise RoomError(N_("Bots join at the next free seat ({seat})."), seat=len(snapshot.seats))
-            await run_in_threadpool(service.add_bot, code, seat, body.fill)
+            await run_in_threadpool(service.add_bot, code, seat, body.fill, body.strength)
         else:
-            await run_in_threadpool(service.set_bot_control, code, seat, body.seat, True)
+            away = get_live(request).away(code, snapshot)
+            await run_in_threadpool(service.set_bot_control, code, seat, body.seat, True, away)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
@@ -318,8 +363,9 @@ async def act(request: Request, code: str, body: ActionBody) -> Any:
                 status_code=409,
             )
         return _refusal(refused)
-    await get_live(request).after_change(code, snapshot)
-    return room_json(snapshot, seat, get_live(request).connected(code))
+    live = get_live(request)
+    await live.after_change(code, snapshot)
+    return room_json(snapshot, seat, live.connected(code), live.away(code, snapshot))
 
 
 @router.get("/rooms/{code}/log", responses=READ)
@@ -341,3 +387,50 @@ async def game_log(request: Request, code: str) -> Any:
             for event in events
         ]
     }
+
+
+@router.get("/rooms/{code}/chat", responses=READ)
+async def chat_messages(request: Request, code: str) -> Any:
+    """The table chat's newest messages, oldest first (spectators' marked ``spectator``)."""
+    try:
+        lines = await run_in_threadpool(get_service(request).chat_lines, code)
+    except RoomError as refused:
+        return _refusal(refused)
+    return {"messages": [line.to_json() for line in lines]}
+
+
+@router.post("/rooms/{code}/chat", status_code=201, responses=errors(400, 403, 404, *WRITE))
+async def post_chat(request: Request, code: str, body: ChatBody) -> Any:
+    """Say something at the table, or send a quick reaction. Without a seat token you write as a
+    spectator (known by your address, for the host's mute). Pushed live to the room's pages."""
+    service = get_service(request)
+    try:
+        seat = await _seat(request, code)
+        header = request.headers.get("authorization", "")
+        token = header[7:].strip() if seat is not None else None
+        snapshot = await run_in_threadpool(service.load, code)
+        reaction = body.reaction is not None
+        line = await run_in_threadpool(
+            service.post_chat,
+            code,
+            seat,
+            chat_author_of(token, "address:" + client_key(request.scope)),
+            body.reaction if reaction else body.text,
+            body.name,
+            reaction,
+        )
+    except RoomError as refused:
+        return _refusal(refused)
+    get_live(request).push_chat(code, chat_push(snapshot.game, code, line))
+    return line.to_json()
+
+
+@router.post("/rooms/{code}/chat/mute", responses=errors(400, 403, 404, *WRITE))
+async def mute(request: Request, code: str, body: MuteBody) -> Any:
+    """The host mutes the writer of a message: they can no longer write at this table."""
+    try:
+        seat = await _seat(request, code)
+        await run_in_threadpool(get_service(request).mute, code, seat, body.message)
+    except RoomError as refused:
+        return _refusal(refused)
+    return {"muted": body.message}

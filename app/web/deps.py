@@ -6,17 +6,21 @@ them back, typed, for HTTP requests and WebSockets alike (``HTTPConnection`` is 
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+import hashlib
+import secrets
+from typing import Annotated, Any, cast
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
+from app.games.base import N_
 from app.i18n import LOCALE_COOKIE, choose_locale
-from app.rooms import RoomError, RoomService
+from app.rooms import RoomError, RoomService, chat_author, hash_token
 from app.web.live import LiveRooms
 
 SEAT_COOKIE_PREFIX = "bourse_seat_"
+VIEWER_COOKIE = "bourse_viewer"  # a spectator's random key: what the host mutes when muting them
 
 
 def get_app_settings(connection: HTTPConnection) -> Settings:
@@ -51,6 +55,29 @@ def resume_url(base: str, code: str, token: str) -> str:
     it. Not a one-time code: a player may open it on several devices during a long game, a chat
     app's link preview must not use it up, and making one would cost a write per page view."""
     return f"{base}/r/{code}/resume#{token}"
+
+
+def new_viewer_key() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def chat_author_of(seat_token: str | None, viewer_key: str) -> str:
+    """Who writes a chat message, as a mute names them: a seated person by their seat, anyone else
+    by their browser's viewer key (or, for the API, their address). Never shown to anyone."""
+    if seat_token:
+        return chat_author(hash_token(seat_token))
+    return "viewer:" + hashlib.sha256(viewer_key.encode()).hexdigest()[:32]
+
+
+def chosen_clock(settings: Settings, raw: Any) -> int:
+    """The turn clock a new room asks for, in seconds: 0 (none) or one of the presets."""
+    seconds = int(raw) if isinstance(raw, int) or (isinstance(raw, str) and raw.strip().isdigit()) else -1
+    if seconds != 0 and seconds not in settings.clocks:
+        raise RoomError(
+            N_("A turn clock is one of {choices} seconds per move, or 0 for none."),
+            choices=", ".join(str(choice) for choice in settings.clocks),
+        )
+    return seconds
 
 
 def get_seat_token(connection: HTTPConnection, code: str) -> str | None:

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 TOO_LARGE = N_("This request is too large (at most {kib} KB).")
 TOO_MANY = N_("Too many requests from your network; try again in {seconds} seconds.")
+TOO_CHATTY = N_("You are sending messages too fast; wait {seconds} seconds.")
 MAX_CLIENTS = 100_000  # clients a limiter remembers at most (the least recently seen go first)
 
 # Which requests count against which limit: (limit, method, path). Reads are not limited; every
@@ -39,6 +40,8 @@ ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
     ("join", "POST", re.compile(r"/r/[^/]+/(join|rematch|resume)|/api/rooms/[^/]+/join")),
     ("act", "POST", re.compile(r"/r/[^/]+/(act|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start)")),
     ("act", "DELETE", re.compile(r"/api/rooms/[^/]+/seats/[^/]+")),
+    ("chat", "POST", re.compile(r"/r/[^/]+/chat|/api/rooms/[^/]+/chat")),
+    ("act", "POST", re.compile(r"/r/[^/]+/chat/mute|/api/rooms/[^/]+/chat/mute")),
 ]
 LIVE_SOCKET = re.compile(r"/ws/rooms/([^/]+)")
 
@@ -144,7 +147,7 @@ def client_key(scope: Scope) -> str:
 
 
 def classify(method: str, path: str) -> str | None:
-    """The limit a request counts against (``create``, ``join``, ``act``), if any."""
+    """The limit a request counts against (``create``, ``join``, ``act``, ``chat``), if any."""
     for limit, verb, pattern in ROUTES:
         if method == verb and pattern.fullmatch(path):
             return limit
@@ -152,7 +155,7 @@ def classify(method: str, path: str) -> str | None:
 
 
 class Limits:
-    """Per-client rate limits on creating rooms, joining, acting and opening live sockets; caps on
+    """Per-client rate limits on creating rooms, joining, acting, chatting and opening live sockets; caps on
     the live sockets one client, and one room, hold open. Over a limit: 429 with ``Retry-After``
     (a socket is closed before it is accepted)."""
 
@@ -162,6 +165,7 @@ class Limits:
             "create": settings.rate_create,
             "join": settings.rate_join,
             "act": settings.rate_act,
+            "chat": settings.rate_chat,
             "connect": settings.rate_connect,
         }
         self.buckets = {
@@ -184,7 +188,8 @@ class Limits:
             wait = bucket.take(client_key(scope)) if bucket else 0.0
             if wait:
                 seconds = math.ceil(wait)
-                refusal = Refusal(429, TOO_MANY, {"Retry-After": str(seconds)}, seconds=seconds)
+                message = TOO_CHATTY if limit == "chat" else TOO_MANY
+                refusal = Refusal(429, message, {"Retry-After": str(seconds)}, seconds=seconds)
                 await refuse(scope, receive, send, refusal)
                 return
             await self.app(scope, receive, send)

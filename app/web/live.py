@@ -14,8 +14,13 @@ After every change to a room, ``LiveRooms.publish`` brings each of the room's ta
 * each tab has its own outbox and sender task: a slow reader never holds up the room, and one that
   falls too far behind is disconnected (its page reconnects and is sent everything afresh).
 
+Presence and clocks (issue 11) live here too: a seat whose tabs have all been closed for longer than
+the grace period is *away* (everyone's seat list says so, pushed when it turns away), and the timer
+(``run_timers``, the one place time-driven changes start) lets a bot decide for each seat whose clock
+ran out. Chat messages are pushed to a room's tabs as they are, rendered once per language.
+
 This fan-out is in-process; running several processes would put a pub/sub channel (Redis) behind
-``publish``.
+``publish`` and a lease around ``run_timers``.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -90,7 +96,9 @@ class Tab:
             self.closed = True
 
 
-def make_table(snapshot: RoomSnapshot, seat: int | None, connected: frozenset[int]) -> Table:
+def make_table(
+    snapshot: RoomSnapshot, seat: int | None, connected: frozenset[int], away: frozenset[int] = frozenset()
+) -> Table:
     result = snapshot.result
     return Table(
         code=snapshot.code,
@@ -101,9 +109,13 @@ def make_table(snapshot: RoomSnapshot, seat: int | None, connected: frozenset[in
                 "seat": s.seat,
                 "name": s.name,
                 "is_bot": s.is_bot,
+                "bot_strength": snapshot.bot_strengths.get(s.seat),
                 "bot_controlled": s.bot_controlled,
                 "is_host": s.is_host,
                 "connected": s.is_bot or s.seat in connected,
+                "away": s.seat in away,
+                "deadline": s.deadline,  # epoch ms: the page counts down to it (a template never reads "now")
+                "bot_turns": s.bot_turns,
                 "is_you": s.seat == seat,
             }
             for s in snapshot.seats
@@ -119,13 +131,19 @@ class Viewer:
     """One viewer's page at one version: a seat (or the spectators) in one language."""
 
     def __init__(
-        self, room: RoomLive, snapshot: RoomSnapshot, seat: int | None, locale: str, connected: frozenset[int]
+        self,
+        room: RoomLive,
+        snapshot: RoomSnapshot,
+        seat: int | None,
+        locale: str,
+        connected: frozenset[int],
+        away: frozenset[int] = frozenset(),
     ) -> None:
         self.room = room
         self.snapshot = snapshot
         self.seat = seat
         self.locale = locale
-        self.table = make_table(snapshot, seat, connected)
+        self.table = make_table(snapshot, seat, connected, away)
         info = snapshot.seat(seat)
         context = seat_context(
             snapshot.engine,
@@ -174,22 +192,27 @@ class RoomLive:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     cache: RegionCache = field(default_factory=RegionCache)
     viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
-    viewers_key: tuple[int, frozenset[int]] | None = None
+    viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
     latest: RoomSnapshot | None = None  # the snapshot last published
 
     def connected(self) -> frozenset[int]:
         return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
 
     def viewer(
-        self, snapshot: RoomSnapshot, seat: int | None, locale: str, connected: frozenset[int]
+        self,
+        snapshot: RoomSnapshot,
+        seat: int | None,
+        locale: str,
+        connected: frozenset[int],
+        away: frozenset[int] = frozenset(),
     ) -> Viewer:
         """The viewer for this version and presence, made once and shared by its tabs."""
-        key = (snapshot.version, connected)
+        key = (snapshot.version, connected, away)
         if self.viewers_key != key:
             self.viewers, self.viewers_key = {}, key
         viewer = self.viewers.get((seat, locale))
         if viewer is None or viewer.snapshot is not snapshot:
-            viewer = self.viewers[(seat, locale)] = Viewer(self, snapshot, seat, locale, connected)
+            viewer = self.viewers[(seat, locale)] = Viewer(self, snapshot, seat, locale, connected, away)
         return viewer
 
 
@@ -233,10 +256,24 @@ def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, str], int]
 
 
 class LiveRooms:
-    def __init__(self, service: RoomService, bot_delay: float, window_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        service: RoomService,
+        bot_delay: float,
+        window_delay: float = 0.0,
+        away_grace: float = 120.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.service = service
         self.bot_delay = bot_delay
         self.window_delay = window_delay
+        self.away_grace = away_grace
+        self.clock = clock
+        # A seat with no tab open since this process started counts as gone since then; one whose last
+        # tab closed later is noted here until its grace period ends (so this holds only recent leavers).
+        self._since = clock()
+        self._started_away = False
+        self._left: dict[str, dict[int, float]] = {}
         self.rooms: dict[str, RoomLive] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._bot_rerun: set[str] = set()
@@ -251,6 +288,12 @@ class LiveRooms:
         room = self.rooms.setdefault(code, RoomLive())
         newly_present = tab.seat is not None and tab.seat not in room.connected()
         room.tabs.add(tab)
+        if newly_present and tab.seat is not None:
+            left = self._left.get(code)
+            if left is not None:
+                left.pop(tab.seat, None)
+                if not left:
+                    del self._left[code]
         if not newly_present and not room.lock.locked() and self._join_from_memory(room, tab):
             return
         await self.publish(code, only=None if newly_present else tab)
@@ -262,7 +305,15 @@ class LiveRooms:
         worker thread each (which other rooms' moves would queue behind). If the room moved on since,
         its next publish brings the tab along like any other."""
         snapshot = room.latest
-        if snapshot is None or room.viewers_key != (snapshot.version, room.connected()):
+        if (
+            snapshot is None
+            or room.viewers_key is None
+            or room.viewers_key[:2]
+            != (
+                snapshot.version,
+                room.connected(),
+            )
+        ):
             return False
         viewer = room.viewers.get((tab.seat, tab.locale))
         if viewer is None or not viewer.page_ready:
@@ -282,6 +333,8 @@ class LiveRooms:
             return
         room.tabs.discard(tab)
         tab.outbox.put_nowait(None)
+        if tab.seat is not None and tab.seat not in room.connected():
+            self._left.setdefault(code, {})[tab.seat] = self.clock()
         if not room.tabs:
             if not room.lock.locked():
                 self.rooms.pop(code, None)
@@ -318,11 +371,12 @@ class LiveRooms:
                 return
         room.latest = snapshot
         connected = room.connected()
+        away = self.away(code, snapshot, connected)
 
         everyone = len(tabs) == len(room.tabs)
 
         def plan() -> list[tuple[Tab, str]]:
-            viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected) for tab in tabs}
+            viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected, away) for tab in tabs}
             messages = bring_up_to_date(tabs, viewers)
             if everyone:  # keep only what the tabs show now
                 room.cache.sweep(html for viewer in viewers.values() for html in viewer.regions.values())
@@ -335,7 +389,76 @@ class LiveRooms:
         """A room page's regions (its tab connects later with the page's version)."""
         room = self.rooms.get(snapshot.code) or RoomLive()
         connected = room.connected() | (frozenset() if seat is None else frozenset({seat}))
-        return Viewer(room, snapshot, seat, locale, connected).page_regions()
+        away = self.away(snapshot.code, snapshot, connected)
+        return Viewer(room, snapshot, seat, locale, connected, away).page_regions()
+
+    # ------------------------------------------------------------------ presence
+    def away(
+        self, code: str, snapshot: RoomSnapshot, connected: frozenset[int] | None = None
+    ) -> frozenset[int]:
+        """The people's seats that have had no tab open for longer than the grace period."""
+        if connected is None:
+            connected = self.connected(code)
+        left = self._left.get(code, {})
+        gone_by = self.clock() - self.away_grace
+        return frozenset(
+            s.seat
+            for s in snapshot.seats
+            if not s.is_bot and s.seat not in connected and left.get(s.seat, self._since) <= gone_by
+        )
+
+    def _turned_away(self) -> list[str]:
+        """Rooms in which a seat has just turned away (each is reported once)."""
+        gone_by = self.clock() - self.away_grace
+        codes = []
+        for code, left in list(self._left.items()):
+            for seat, since in list(left.items()):
+                if since <= gone_by:
+                    del left[seat]
+                    codes.append(code)
+            if not left:
+                del self._left[code]
+        if not self._started_away and self._since <= gone_by:
+            self._started_away = True  # seats nobody opened since the start are away now
+            codes.extend(self.rooms)
+        return list(dict.fromkeys(codes))
+
+    # ------------------------------------------------------------------ timers
+    async def run_timers(self, tick: float) -> None:
+        """Every ``tick`` seconds: tell rooms whose seats turned away, and let a bot decide for each
+        seat whose clock ran out (``RoomService.time_out`` makes sure each fires once)."""
+        while True:
+            await asyncio.sleep(tick)
+            try:
+                await self.tick()
+            except Exception:  # a busy database must not stop the clocks for good
+                log.exception("timers failed")
+
+    async def tick(self) -> None:
+        for code in self._turned_away():
+            await self.publish(code)
+        for code, seat, version in await run_in_threadpool(self.service.due_deadlines):
+            try:
+                snapshot = await run_in_threadpool(self.service.load, code)
+                away = seat in self.away(code, snapshot)
+                after = await run_in_threadpool(self.service.time_out, code, seat, version, away)
+            except RoomError as refused:
+                log.warning("clock of room %s seat %s: %s", code, seat, refused)
+                continue
+            if after is not None:
+                await self.after_change(code, after)
+
+    # ------------------------------------------------------------------ chat
+    def push_chat(self, code: str, render: Callable[[str], str]) -> None:
+        """Send a chat fragment to the room's tabs: ``render(locale)`` runs once per language."""
+        room = self.rooms.get(code)
+        if room is None:
+            return
+        made: dict[str, str] = {}
+        for tab in room.tabs:
+            if tab.locale not in made:
+                made[tab.locale] = render(tab.locale)
+            tab.push(made[tab.locale])
 
     # ------------------------------------------------------------------ bots
     def kick_bots(self, code: str) -> None:

@@ -7,12 +7,13 @@ service, the live rooms, the settings, the locale and the request's seat come fr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
@@ -20,21 +21,25 @@ from app.config import Settings
 from app.games.base import N_
 from app.games.registry import ENGINES, package_of
 from app.i18n import LOCALE_COOKIE, LOCALES, format_message
-from app.rooms import RoomError, RoomService, RoomSnapshot
+from app.rooms import REACTIONS, ChatLine, RoomError, RoomService, RoomSnapshot
 from app.web.deps import (
+    VIEWER_COOKIE,
     LiveDep,
     LocaleDep,
     SeatDep,
     SeatTokenDep,
     ServiceDep,
     SettingsDep,
+    chat_author_of,
+    chosen_clock,
     get_locale,
+    new_viewer_key,
     resume_url,
     seat_cookie,
 )
 from app.web.live import LiveRooms, Tab
 from app.web.messages import error_from_query, error_query
-from app.web.render import ROOT, regions_container, render_page, wrap_region
+from app.web.render import ROOT, environment, regions_container, render_page, wrap_region
 
 router = APIRouter(include_in_schema=False)
 
@@ -133,6 +138,37 @@ def _game_of(service: RoomService, code: str | None) -> str | None:
         return None
 
 
+def chat_panel(
+    locale: str, game_id: str, code: str, lines: list[ChatLine], seat: int | None, is_host: bool
+) -> Markup:
+    """The table chat as one viewer's page shows it (its newest messages, the forms)."""
+    return Markup(
+        render_page(
+            "platform/chat.html",
+            locale,
+            game_id,
+            code=code,
+            lines=lines,
+            seat=seat,
+            seated=seat is not None,
+            is_host=is_host,
+            reactions=REACTIONS,
+        )
+    )
+
+
+def chat_push(game_id: str, code: str, line: ChatLine) -> Callable[[str], str]:
+    """How one new chat message is drawn for a language: the same bytes for every tab in it (no
+    reader's controls: the host's page shows its mute buttons itself)."""
+
+    def draw(locale: str) -> str:
+        template = environment(locale, game_id).get_template("platform/chat_line.html")
+        html = template.render(line=line, code=code, show_mute=False)
+        return f'<div hx-swap-oob="beforeend:#chat-list">{html}</div>'
+
+    return draw
+
+
 def room_page(
     request: Request,
     locale: str,
@@ -141,9 +177,11 @@ def room_page(
     snapshot: RoomSnapshot,
     seat: int | None,
     token: str | None,
+    chat: list[ChatLine] | None = None,
 ) -> HTMLResponse:
     regions = live.page_regions(snapshot, seat, locale)
     info = snapshot.engine.info
+    me = snapshot.seat(seat)
     return page(
         request,
         locale,
@@ -161,6 +199,9 @@ def room_page(
         if seat is not None and token
         else None,
         error=_redirected_error(request, locale, snapshot),
+        chat_panel=chat_panel(
+            locale, info.id, snapshot.code, chat or [], seat, me is not None and me.is_host
+        ),
         has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
     )
 
@@ -211,8 +252,8 @@ def api_docs() -> HTMLResponse:
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, locale: LocaleDep) -> HTMLResponse:
-    return page(request, locale, "platform/index.html")
+def index(request: Request, locale: LocaleDep, settings: SettingsDep) -> HTMLResponse:
+    return page(request, locale, "platform/index.html", clocks=settings.clocks)
 
 
 @router.get("/games/{game_id}/rules", response_class=HTMLResponse)
@@ -232,8 +273,9 @@ async def create_room(
     engine = ENGINES.get(game)
     options = {o.key: form.get(f"option.{o.key}") == "on" for o in engine.info.options} if engine else {}
     try:
+        clock = chosen_clock(settings, form.get("clock") or 0)
         code, _, token = await run_in_threadpool(
-            service.create_room, game, form.get("players"), options, form.get("name", "")
+            service.create_room, game, form.get("players"), options, form.get("name", ""), clock
         )
     except RoomError as refused:
         return error_response(request, locale, service, refused)
@@ -256,9 +298,10 @@ def room(
 ) -> Response:
     try:
         snapshot = service.load(code)
+        chat = service.chat_lines(code)
     except RoomError as refused:
         return error_response(request, locale, service, refused)
-    return room_page(request, locale, settings, live, snapshot, seat, token)
+    return room_page(request, locale, settings, live, snapshot, seat, token, chat)
 
 
 # The personal link (``deps.resume_url``) carries the seat token in its fragment: the resume page's
@@ -363,13 +406,14 @@ async def host(
         if operation == "start":
             await run_in_threadpool(service.start, code, seat)
         elif operation == "bot":
-            await run_in_threadpool(service.add_bot, code, seat, False)
+            await run_in_threadpool(service.add_bot, code, seat, False, form.get("strength", "normal"))
         elif operation == "fill":
-            await run_in_threadpool(service.add_bot, code, seat, True)
+            await run_in_threadpool(service.add_bot, code, seat, True, form.get("strength", "normal"))
         elif operation == "remove":
             await run_in_threadpool(service.remove_seat, code, seat, target)
         elif operation == "hand-to-bot":
-            await run_in_threadpool(service.set_bot_control, code, seat, target, True)
+            away = live.away(code, await run_in_threadpool(service.load, code))
+            await run_in_threadpool(service.set_bot_control, code, seat, target, True, away)
         elif operation == "take-back":
             await run_in_threadpool(service.set_bot_control, code, seat, seat, False)
         elif operation == "again":
@@ -412,6 +456,75 @@ async def act(
         return RedirectResponse(f"/r/{code}", status_code=303)
     # The tab's WebSocket brings the new table; regions sent here could land after a newer push.
     return HTMLResponse(str(wrap_region("flash", "", oob=True)))
+
+
+# ------------------------------------------------------------ chat
+@router.post("/r/{code}/chat")
+async def chat(
+    request: Request,
+    code: str,
+    service: ServiceDep,
+    live: LiveDep,
+    settings: SettingsDep,
+    locale: LocaleDep,
+    seat: SeatDep,
+    token: SeatTokenDep,
+) -> Response:
+    """Say something at the table (``text``) or send a quick reaction (``reaction``); a spectator
+    may give a ``name``. The message reaches every tab of the room through its WebSocket."""
+    form = await request.form()
+    viewer_key = request.cookies.get(VIEWER_COOKIE) or new_viewer_key()
+    author = chat_author_of(token if seat is not None else None, viewer_key)
+    reaction = form.get("reaction")
+    try:
+        snapshot = await run_in_threadpool(service.load, code)
+        line = await run_in_threadpool(
+            service.post_chat,
+            code,
+            seat,
+            author,
+            reaction if reaction is not None else form.get("text"),
+            form.get("name") or None,
+            reaction is not None,
+        )
+    except RoomError as refused:
+        return error_response(request, locale, service, refused, code)
+    live.push_chat(code, chat_push(snapshot.game, code, line))
+    response: Response = (
+        Response(status_code=204)
+        if is_htmx(request)
+        else RedirectResponse(f"/r/{code}#chat", status_code=303)
+    )
+    if seat is None and VIEWER_COOKIE not in request.cookies:
+        response.set_cookie(
+            VIEWER_COOKIE,
+            viewer_key,
+            max_age=60 * 60 * 24 * 365,
+            httponly=True,
+            samesite="lax",
+            secure=settings.secure_cookies,
+        )
+    return response
+
+
+@router.post("/r/{code}/chat/mute")
+async def mute(
+    request: Request, code: str, service: ServiceDep, locale: LocaleDep, seat: SeatDep
+) -> Response:
+    """The host mutes the writer of a chat message at this table."""
+    form = await request.form()
+    try:
+        await run_in_threadpool(service.mute, code, seat, form.get("message"))
+    except RoomError as refused:
+        return error_response(request, locale, service, refused, code)
+    if is_htmx(request):
+        flash = render_page("platform/flash.html", locale, message=_muted(locale))
+        return HTMLResponse(str(wrap_region("flash", flash, oob=True)))
+    return RedirectResponse(f"/r/{code}#chat", status_code=303)
+
+
+def _muted(locale: str) -> str:
+    return format_message(locale, N_("Muted: they can no longer write at this table."), {}, str)
 
 
 # ------------------------------------------------------------ live
