@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.cleanup import sweep_periodically
 from app.config import Settings, get_settings
 from app.db import Database
-from app.games.base import N_
+from app.games.base import N_, Budget
 from app.migrate import upgrade_to_head
 from app.rooms import RoomService
 from app.web import api, pages, replay
@@ -53,7 +53,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     db = Database(settings.database_url)  # creates the SQLite file's folder
     upgrade_to_head(settings.database_url)
     service = RoomService(db)
-    live = LiveRooms(service, settings.bot_delay, settings.bot_window_delay)
+    service.bot_budget = Budget(seconds=settings.bot_think_seconds)
+    live = LiveRooms(service, settings.bot_delay, settings.bot_window_delay, away_grace=settings.away_grace)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -62,7 +63,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sweeper = (
             asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
         )
+        timers = asyncio.create_task(live.run_timers(settings.clock_tick))  # clocks and away seats
         yield
+        timers.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await timers
         if sweeper is not None:
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
