@@ -454,8 +454,9 @@ async def act(
     await live.after_change(code, after)
     if not is_htmx(request):
         return RedirectResponse(f"/r/{code}", status_code=303)
-    # The tab's WebSocket brings the new table; regions sent here could land after a newer push.
-    return HTMLResponse(str(wrap_region("flash", "", oob=True)))
+    # The tab's WebSocket brings the new table (and clears old refusals); anything sent here could land
+    # after a newer push, or find its form already replaced by one (htmx then has no target for it).
+    return HTMLResponse("")
 
 
 # ------------------------------------------------------------ chat
