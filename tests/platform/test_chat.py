@@ -1,0 +1,147 @@
+"""Table chat (issue 11): messages and quick reactions kept with the room, escaped, length- and
+rate-limited (429), pushed live to that room's tabs only, spectators' marked, and a host mute."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.rooms import CHAT_MAX
+from app.web.app import create_app
+from tests.platform.test_api import auth
+from tests.platform.test_live_sync import received
+
+
+def app_client(database_url: str, rate: str = "off") -> TestClient:
+    settings = Settings(  # type: ignore[call-arg]
+        BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_RATE_CHAT=rate
+    )
+    return TestClient(create_app(settings))
+
+
+@pytest.fixture
+def client(database_url: str) -> Iterator[TestClient]:
+    with app_client(database_url) as test_client:
+        yield test_client
+
+
+def new_room(client: TestClient) -> tuple[str, str, str]:
+    created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    code, ann = created["code"], created["token"]
+    bob = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()["token"]
+    return code, ann, bob
+
+
+def say(client: TestClient, code: str, text: str, token: str | None = None) -> int:
+    headers = auth(token) if token else {}
+    return client.post(f"/api/rooms/{code}/chat", json={"text": text}, headers=headers).status_code
+
+
+def test_a_message_is_escaped_kept_and_pushed_to_that_room_only(client: TestClient) -> None:
+    code, ann, bob = new_room(client)
+    other, _, _ = new_room(client)
+    with contextlib.ExitStack() as stack:
+        here = stack.enter_context(
+            client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"})
+        )
+        watcher = stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}"))
+        elsewhere = stack.enter_context(client.websocket_connect(f"/ws/rooms/{other}"))
+        for tab in (here, watcher, elsewhere):
+            received(tab)
+        assert say(client, code, "<script>alert('hi')</script> & <b>bold</b>", bob) == 201
+        pushed = "".join(received(here))
+        assert pushed == "".join(received(watcher))  # the same bytes to every tab (one language)
+        assert 'hx-swap-oob="beforeend:#chat-list"' in pushed
+        assert "&lt;script&gt;" in pushed and "<script>" not in pushed and "<b>" not in pushed
+        assert "Bob" in pushed and "from-spectator" not in pushed
+        assert 'id="r-' not in pushed  # no region of the table is drawn again for a chat message
+        assert received(elsewhere) == []
+    page = client.get(f"/r/{code}").text
+    assert "&lt;script&gt;alert" in page and "<script>alert" not in page
+    assert client.get(f"/api/rooms/{code}/chat").json()["messages"][0]["text"].startswith("<script>")
+    assert client.get(f"/api/rooms/{other}/chat").json()["messages"] == []
+
+
+def test_messages_are_length_limited_and_cleaned(client: TestClient) -> None:
+    code, ann, _ = new_room(client)
+    assert say(client, code, "x" * (CHAT_MAX + 1), ann) == 400
+    assert say(client, code, "   \n\t ", ann) == 400
+    assert say(client, code, "x" * CHAT_MAX, ann) == 201
+    assert say(client, code, "turn \u202eit\u202c  around\x00", ann) == 201
+    texts = [m["text"] for m in client.get(f"/api/rooms/{code}/chat").json()["messages"]]
+    assert texts[-1] == "turn it around"
+
+
+def test_quick_reactions_are_a_fixed_few(client: TestClient) -> None:
+    code, ann, _ = new_room(client)
+    ok = client.post(f"/api/rooms/{code}/chat", json={"reaction": "👍"}, headers=auth(ann))
+    assert ok.status_code == 201 and ok.json()["reaction"]
+    assert (
+        client.post(f"/api/rooms/{code}/chat", json={"reaction": "🍅"}, headers=auth(ann)).status_code == 400
+    )
+    page = client.get(f"/r/{code}?lang=en").text
+    assert 'aria-label="Thumbs up"' in page
+
+
+def test_spectators_messages_are_marked_and_players_can_hide_them(client: TestClient) -> None:
+    code, ann, _ = new_room(client)
+    watcher = TestClient(client.app)
+    posted = watcher.post(f"/r/{code}/chat", data={"text": "go Ann!", "name": "Zoe"}, follow_redirects=False)
+    assert posted.status_code == 303 and "bourse_viewer" in posted.headers.get("set-cookie", "")
+    message = client.get(f"/api/rooms/{code}/chat").json()["messages"][-1]
+    assert message["spectator"] and message["name"] == "Zoe" and message["seat"] is None
+    player_page = client.get(f"/r/{code}?lang=en", headers={"cookie": f"bourse_seat_{code}={ann}"}).text
+    assert "from-spectator" in player_page and 'id="chat-hide-spectators"' in player_page
+    assert 'id="chat-hide-spectators"' not in watcher.get(f"/r/{code}?lang=en").text
+
+
+def test_the_host_mutes_a_person(client: TestClient) -> None:
+    code, ann, bob = new_room(client)
+    watcher = TestClient(client.app)
+    watcher.post(f"/r/{code}/chat", data={"text": "spam"})
+    assert say(client, code, "hello", bob) == 201
+    messages = client.get(f"/api/rooms/{code}/chat").json()["messages"]
+    spam, hello = messages[0]["id"], messages[1]["id"]
+    host_page = client.get(f"/r/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}).text
+    assert (
+        host_page.count('class="chat-mute inline"') == 2 and " hidden>" not in host_page.split("chat-list")[1]
+    )
+    # only the host may mute
+    assert (
+        client.post(f"/api/rooms/{code}/chat/mute", json={"message": spam}, headers=auth(bob)).status_code
+        == 403
+    )
+    muted = client.post(
+        f"/r/{code}/chat/mute",
+        data={"message": str(spam)},
+        headers={"cookie": f"bourse_seat_{code}={ann}"},
+        follow_redirects=False,
+    )
+    assert muted.status_code == 303
+    refused = watcher.post(f"/r/{code}/chat", data={"text": "more spam"}, headers={"hx-request": "true"})
+    assert refused.status_code == 403 and "muted" in refused.text
+    assert (
+        client.post(f"/api/rooms/{code}/chat/mute", json={"message": hello}, headers=auth(ann)).status_code
+        == 200
+    )
+    assert say(client, code, "hello again", bob) == 403
+    assert say(client, code, "I can still talk", ann) == 201
+    assert (
+        client.post(f"/api/rooms/{code}/chat/mute", json={"message": 9999}, headers=auth(ann)).status_code
+        == 404
+    )
+
+
+def test_chat_is_rate_limited_with_a_readable_429(database_url: str) -> None:
+    with app_client(database_url, rate="3/minute") as client:
+        code, ann, _ = new_room(client)
+        assert [say(client, code, f"message {n}", ann) for n in range(3)] == [201, 201, 201]
+        answer = client.post(f"/api/rooms/{code}/chat", json={"text": "one more"}, headers=auth(ann))
+        assert answer.status_code == 429
+        assert "too fast" in answer.json()["detail"] and int(answer.headers["retry-after"]) > 0
+        page = client.post(f"/r/{code}/chat", data={"text": "and more"}, headers={"hx-request": "true"})
+        assert page.status_code == 429 and "too fast" in page.text
