@@ -183,3 +183,42 @@ def test_lobby_and_rules_pages_pass_axe(browser: Any, server_url: str, game: str
         assert axe_violations(page) == []
     finally:
         page.close()
+
+
+HIDDEN_TAB = """
+Object.defineProperty(document, "hidden", { get: () => true });
+Object.defineProperty(document, "visibilityState", { get: () => "hidden" });
+window.__bourseNotes = [];
+window.__bourseBuzz = [];
+navigator.vibrate = (pattern) => { window.__bourseBuzz.push(pattern); return true; };
+const RealNotification = window.Notification;
+window.Notification = function (title, options) {
+  window.__bourseNotes.push({ title: title, body: options && options.body });
+  return { close() {} };
+};
+window.Notification.permission = "granted";
+window.Notification.requestPermission = () => Promise.resolve("granted");
+localStorage.setItem("bourse.alert-notify", "1");
+"""
+
+
+def test_a_hidden_tab_is_told_when_its_turn_comes(browser: Any, server_url: str) -> None:
+    """With the tab hidden, the turn that comes by a push raises a notification naming the decision,
+    a vibration, a title mark and a badge on the tab's icon."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(HIDDEN_TAB)
+    page = context.new_page()
+    try:
+        create_room(page, server_url, "qe", "Ann", 3)
+        page.get_by_role("button", name="Fill with bots").click()
+        page.get_by_role("button", name="Start the game").click()
+        wait_live(page)
+        page.wait_for_selector("#r-status [data-your-move=yes]", timeout=20_000)
+        page.wait_for_function("window.__bourseNotes.length > 0", timeout=5_000)
+        note = page.evaluate("window.__bourseNotes[0]")
+        assert note["title"] == "Your turn" and note["body"].strip()
+        assert page.evaluate("window.__bourseBuzz.length") > 0
+        assert page.title().startswith("● Your turn")
+        page.wait_for_function("document.getElementById('favicon').href.startsWith('data:image/png')")
+    finally:
+        context.close()
