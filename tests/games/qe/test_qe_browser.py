@@ -1,5 +1,5 @@
 """Q.E. in a browser: a person at a 4-player table with three bots hands in a sealed bid with the
-"Bid 0" button and gets the round's zero-bid box (seed 02 秘密競標: a sealed bid may be 0; phase 04:
+"Bid 0 (2 points)" button (two taps: it cannot be taken back) and gets the round's zero-bid box (seed 02 秘密競標: a sealed bid may be 0; phase 04:
 a zero bid scores 2 once per round, 3 players excepted)."""
 
 from __future__ import annotations
@@ -59,8 +59,11 @@ def bid_zero_once(page: Any, server_url: str) -> None:
     assert not page.locator("#r-g-sheet .qe-box.ticked").count()
     typed = form_of(page, "bid").first
     typed.locator("input[name=amount]").fill("12")  # something typed beside it must not get in the way
+    bid_zero = page.locator("#r-g-auction").get_by_role("button", name="Bid 0 (2 points)", exact=True)
+    bid_zero.click()  # a sealed bid cannot be taken back: the first tap asks, the second sends
+    page.wait_for_selector("#f-qe-bid-0 button.armed", timeout=5_000)
     with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as answer:
-        page.locator("#r-g-auction").get_by_role("button", name="Bid 0", exact=True).click()
+        page.locator("#f-qe-bid-0 button").click()
     assert answer.value.status == 200, page.locator("#r-flash").inner_text()
     page.wait_for_selector("#r-g-sheet .qe-box.ticked", timeout=PUSH_WAIT)
     assert page.locator("#r-g-sheet .qe-box.ticked").count() == 1

@@ -1,0 +1,119 @@
+"""Q.E. on a 360 px phone (issue 10): Ann plays a whole game against three bots. On the way the page
+never scrolls sideways, the status names the decision, the decision panel is on the first screen
+whenever it is her move, a refused bid shows its message at the form and keeps what was typed, the
+quick bids take two taps, and axe-core finds nothing serious; the end tells who was eliminated."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.helpers import axe_violations, create_room, game_over, page_width_overflow, wait_live
+
+pytestmark = pytest.mark.browser
+
+PUSH_WAIT = 20_000  # ms; generous, the machine is shared
+DECISIONS = ("Open the bidding on", "Sealed bid on", "Re-bid on", "Reveal the next company")
+
+
+def test_a_phone_plays_a_whole_game_with_bots_at_360px(
+    browser: Any, server_url: str, artifacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    try:
+        play_a_whole_game(page, server_url, artifacts)
+    except Exception:
+        page.screenshot(path=str(artifacts / "qe-phone-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def start_with_bots(page: Any, server_url: str) -> None:
+    create_room(page, server_url, "qe", "Ann", 4)
+    wait_live(page)
+    page.locator("#r-lobby").get_by_role("button", name="Fill with bots").click()
+    page.wait_for_function("!document.querySelector('#r-lobby button.primary').disabled", timeout=PUSH_WAIT)
+    page.locator("#r-lobby").get_by_role("button", name="Start the game").click()
+    page.wait_for_selector("#r-g-auction .qe-auction", timeout=PUSH_WAIT)
+
+
+def tap_twice(page: Any, selector: str) -> None:
+    """A one-tap irreversible button: the first tap asks (the button shows the question), the
+    second, within a few seconds, sends."""
+    button = page.locator(selector)
+    button.click()
+    page.wait_for_selector(f"{selector}.armed", timeout=5_000)
+    with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as answer:
+        button.click()
+    assert answer.value.status == 200, page.locator("#r-flash").inner_text()
+
+
+def refused_bid_keeps_what_was_typed(page: Any) -> None:
+    box = page.locator("#f-qe-bid input[name=amount]")
+    box.fill("1.5")
+    with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT):
+        page.locator("#f-qe-bid button[type=submit]").click()
+    error = page.locator("#f-qe-bid .control-error")
+    error.wait_for(timeout=PUSH_WAIT)
+    assert "whole number" in error.inner_text()
+    assert box.input_value() == "1.5"
+
+
+def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
+    start_with_bots(page, server_url)
+    height = page.evaluate("() => window.innerHeight")
+    checked_axe: set[str] = set()
+    moves = 0
+    refused = False
+    deadline = time.monotonic() + 300
+    while not game_over(page):
+        assert time.monotonic() < deadline, "the game did not finish in time"
+        assert page_width_overflow(page) == 0
+        decision = page.locator(".decision")
+        if not decision.count():
+            page.wait_for_timeout(150)
+            continue
+        assert decision.count() == 1
+        status = page.locator("#r-status").inner_text()
+        assert any(phrase in status for phrase in DECISIONS), status
+        top = decision.evaluate("panel => panel.getBoundingClientRect().top + window.scrollY")
+        assert top < height, (top, height)
+        phase = "open" if page.locator("#f-qe-open-bid").count() else "bid"
+        if phase not in checked_axe:
+            assert axe_violations(page) == [], phase
+            page.screenshot(path=str(artifacts / f"qe-phone-{phase}.png"), full_page=True)
+            checked_axe.add(phase)
+        handle = decision.element_handle()
+        if phase == "open":
+            tap_twice(page, "#f-qe-open-2 button")  # "Open at 5"
+        elif not refused:
+            refused_bid_keeps_what_was_typed(page)
+            refused = True
+            continue
+        elif moves % 2:
+            tap_twice(page, "#f-qe-bid-0 button")
+        else:
+            page.locator("#f-qe-bid input[name=amount]").fill(str(3 + moves % 7))
+            with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as sent:
+                page.locator("#f-qe-bid button[type=submit]").click()
+            assert sent.value.status == 200, page.locator("#r-flash").inner_text()
+        moves += 1
+        page.wait_for_function("panel => !panel.isConnected", arg=handle, timeout=PUSH_WAIT)
+
+    assert moves >= 8
+    assert checked_axe == {"open", "bid"}
+    page.wait_for_selector("#r-g-auction .qe-headline", timeout=PUSH_WAIT)
+    headline = page.locator("#r-g-auction .qe-headline").inner_text()
+    assert "eliminated" in headline or "nobody is eliminated" in headline
+    assert " wins with " in headline or " share the win " in headline
+    assert page.locator("#r-g-players figure.qe-chart svg").count() == 2
+    assert page_width_overflow(page) == 0
+    assert axe_violations(page) == []
+    page.screenshot(path=str(artifacts / "qe-phone-final.png"), full_page=True)
+    for region in ("auction", "players"):
+        page.locator(f"#r-g-{region}").screenshot(path=str(artifacts / f"qe-phone-final-{region}.png"))
