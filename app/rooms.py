@@ -644,15 +644,15 @@ class RoomService:
             self._previous[fresh.code] = code
             return fresh.code, token
 
-    def match_score(self, code: str) -> MatchScore | None:
+    def match_score(self, snapshot: RoomSnapshot) -> MatchScore | None:
         """The running score of the games this room's group played one after another ("Play again"):
         wins per seat (a shared win counts for each winner), this room's game included once it is over.
-        ``None`` for a room no other room led to. Each finished room's tally is computed once (it
-        never changes), so a long chain costs one walk."""
-        previous = self._previous_of(code)
+        ``None`` for a room no other room led to. A room's predecessor and each finished room's tally
+        are read once (neither ever changes): after that, this costs no database read, so a publish
+        may ask it for every version."""
+        previous = self._previous_of(snapshot.code)
         if previous is None:
             return None
-        snapshot = self.load(code)
         before = self._score_upto(previous, snapshot.players)
         if snapshot.status != "finished" or snapshot.result is None:
             return before

@@ -71,22 +71,22 @@ def test_an_api_host_without_its_token_gets_a_new_one_for_its_seat(
 
 def test_the_match_score_counts_wins_across_the_games(service: RoomService, toy_game: str) -> None:
     code, tokens = three_people(service, toy_game)
-    assert service.match_score(code) is None  # a first game is no match yet
+    assert service.match_score(service.load(code)) is None  # a first game is no match yet
     play_toy_game(service, code, 0)
-    assert service.match_score(code) is None
+    assert service.match_score(service.load(code)) is None
     second, _ = service.play_again(code, 0, tokens[0])
-    assert service.match_score(second) == MatchScore(1, (1, 0, 0))  # shown in the new room
+    assert service.match_score(service.load(second)) == MatchScore(1, (1, 0, 0))  # shown in the new room
     service.start(second, 0)
-    assert service.match_score(second) == MatchScore(1, (1, 0, 0))
+    assert service.match_score(service.load(second)) == MatchScore(1, (1, 0, 0))
     play_toy_game(service, second, 1)
-    assert service.match_score(second) == MatchScore(2, (1, 1, 0))  # shown on the finished page
+    assert service.match_score(service.load(second)) == MatchScore(2, (1, 1, 0))  # shown on the finished page
     third, _ = service.play_again(second, 0, tokens[0])
     service.start(third, 0)
     play_toy_game(service, third, 1)
-    assert service.match_score(third) == MatchScore(3, (1, 2, 0))
+    assert service.match_score(service.load(third)) == MatchScore(3, (1, 2, 0))
     # Another service (another process) reads the same score from the database.
     other = RoomService(service.db, service.engines)
-    assert other.match_score(third) == MatchScore(3, (1, 2, 0))
+    assert other.match_score(other.load(third)) == MatchScore(3, (1, 2, 0))
 
 
 def test_the_match_score_partial_names_each_seat_and_its_wins() -> None:
