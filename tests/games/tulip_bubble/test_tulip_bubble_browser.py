@@ -182,3 +182,16 @@ def test_one_person_and_two_bots_play_tulip_bubble_to_the_end_screen(
         raise
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_Hant", "zh_Hans"])
+def test_the_rules_page_fits_a_phone_and_passes_axe(server_url: str, browser: Any, lang: str) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{server_url}/games/tulip-bubble/rules?lang={lang}")
+        page.wait_for_selector(".tb-rules")
+        assert page_width_overflow(page) == 0
+        assert axe_violations(page) == []
+    finally:
+        context.close()
