@@ -162,8 +162,8 @@ def test_status_is_written_in_chinese_with_full_width_punctuation(locale: str) -
     assert (
         text
         == {
-            "zh_Hant": "請為 歐盟金融 秘密出價：任何金額，但不能是 5。",
-            "zh_Hans": "请为 欧盟金融 秘密出价：金额不限，但不能是 5。",
+            "zh_Hant": "請為歐盟金融秘密出價：任何金額，但不能是 5。",
+            "zh_Hans": "请为欧盟金融秘密出价：金额不限，但不能是 5。",
         }[locale]
     )
     waiting = prompt(state, 0, locale)

@@ -117,3 +117,16 @@ def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
     page.screenshot(path=str(artifacts / "qe-phone-final.png"), full_page=True)
     for region in ("auction", "players"):
         page.locator(f"#r-g-{region}").screenshot(path=str(artifacts / f"qe-phone-final-{region}.png"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_Hant", "zh_Hans"])
+def test_rules_page_fits_a_phone_and_passes_axe(browser: Any, server_url: str, lang: str) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    try:
+        page.goto(f"{server_url}/games/qe/rules?lang={lang}")
+        assert page.locator(".qe-rules table").count() == 1
+        assert page_width_overflow(page) == 0
+        assert axe_violations(page) == []
+    finally:
+        context.close()
