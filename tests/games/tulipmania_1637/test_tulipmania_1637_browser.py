@@ -1,4 +1,7 @@
-"""One person on a phone and two bots play Tulipmania 1637 through the page's forms to the final standings."""
+"""One person on a 360 px phone and two bots play Tulipmania 1637 through the page's forms to the final
+standings. On the way: the page never scrolls sideways, the status names the decision, the decision
+panel starts within the first screen, confirm buttons need a second tap, and axe-core finds no serious
+accessibility violation."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.browser.helpers import create_room, game_over, wait_live
+from tests.browser.helpers import axe_violations, create_room, game_over, page_width_overflow, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -21,11 +24,22 @@ BUTTONS = "#regions form.tm-act button:not([disabled])"
 # What the page offers right now, read in one go (pushes may replace the regions between two calls).
 OFFER = """() => ({
   yourMove: !!document.querySelector('#r-status .status[data-your-move=yes]'),
+  status: document.querySelector('#r-status').textContent.replace(/\\s+/g, ' ').trim(),
+  decisions: [...document.querySelectorAll('#regions .decision')].map(d => d.getBoundingClientRect().top + window.scrollY),
   buttons: [...document.querySelectorAll('BUTTONS')].map(b => ({
     type: b.form.querySelector('input[name=type]').value,
     version: b.form.querySelector('input[name=version]').value,
+    confirm: b.hasAttribute('data-confirm'),
   })),
 })""".replace("BUTTONS", BUTTONS)
+
+# What the status says for each kind of decision (the seat to act), in English.
+DECISION_WORDS = {
+    "sell": ("Choose a tulip to sell", "Sell your only tulip"),
+    "play": ("Sealed bid: choose an action card", "Everybody passed on your"),
+    "draw_buyer": ("Draw a buyer card", "Draw the top buyer card"),
+    "skip_purchase": ("Buy a tulip from the stockpile or end your turn",),
+}
 
 
 # Every message the flash region shows, kept in window.flashes (a later push clears the region).
@@ -56,20 +70,39 @@ def guilders(text: str) -> int:
     return int(re.sub(r"\D", "", text.split("ƒ")[1].split()[0]))
 
 
+def check_the_table(page: Any, offer: dict[str, Any]) -> None:
+    """The phone page at our move: no sideways scroll, the status names the decision, and exactly one
+    decision panel, starting within the first screen."""
+    assert page_width_overflow(page) == 0
+    types = {b["type"] for b in offer["buttons"]}
+    expected = [words for kind, words in DECISION_WORDS.items() if kind in types]
+    assert expected and any(w in offer["status"] for w in expected[0]), (offer["status"], types)
+    assert len(offer["decisions"]) == 1, offer["decisions"]
+    assert offer["decisions"][0] < page.viewport_size["height"], offer["decisions"]
+
+
 def take_a_turn(page: Any, rng: random.Random, done: Counter[str]) -> bool:
-    """If it is our move, press one of the page's own buttons and wait for the table to move on."""
+    """If it is our move, press one of the page's own buttons (twice when it asks to confirm) and wait
+    for the table to move on."""
     offer = page.evaluate(OFFER)
     if not offer["yourMove"] or not offer["buttons"]:
         return False
     kind = pick([b["type"] for b in offer["buttons"]], rng)
     if kind is None:
         return False
+    check_the_table(page, offer)
+    done["checked"] += 1
     index = rng.choice([i for i, b in enumerate(offer["buttons"]) if b["type"] == kind])
     version = offer["buttons"][index]["version"]
     # the same button only while the page still shows that version of the table
     same_table = BUTTONS.replace("form.tm-act", f"form.tm-act:has(input[name=version][value='{version}'])")
+    button = page.locator(same_table).nth(index)
     try:
-        page.locator(same_table).nth(index).click(timeout=2_000)
+        button.click(timeout=2_000)
+        if offer["buttons"][index]["confirm"]:
+            assert "armed" in (button.get_attribute("class", timeout=2_000) or "")  # asks first
+            done["confirmed"] += 1
+            button.click(timeout=2_000)
     except PlaywrightTimeoutError:
         return False
     # the push re-renders every form with the next version; a refusal would show in #r-flash instead
@@ -89,7 +122,7 @@ def test_a_person_and_two_bots_play_tulipmania_to_the_final_standings(
     server_url: str, browser: Any, artifacts: Path
 ) -> None:
     rng = random.Random(1637)
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context = browser.new_context(viewport={"width": 360, "height": 740})
     context.add_init_script(FLASHES)
     page = context.new_page()
     done: Counter[str] = Counter()
@@ -103,10 +136,20 @@ def test_a_person_and_two_bots_play_tulipmania_to_the_final_standings(
         page.get_by_role("button", name="Start the game").click()
         page.wait_for_selector("#r-g-board .tm-board-svg", timeout=10_000)
         assert page.locator("#r-g-players tbody tr").count() == 3
+        violations = axe_violations(page)
+        assert violations == [], violations
 
-        deadline = time.monotonic() + 50
+        deadline = time.monotonic() + 80
+        audited: set[str] = set()
         while not game_over(page):
             assert time.monotonic() < deadline, f"the game did not finish in time; played {dict(done)}"
+            offer = page.evaluate(OFFER)
+            kinds = {b["type"] for b in offer["buttons"]} if offer["yourMove"] else set()
+            for kind in kinds & {"play", "draw_buyer"} - audited:  # a sealed bid and a buyer draw
+                audited.add(kind)
+                violations = axe_violations(page)
+                assert violations == [], (kind, violations)
+                page.screenshot(path=str(artifacts / f"tulipmania-1637-{kind}-360.png"), full_page=True)
             if not take_a_turn(page, rng, done):
                 page.wait_for_timeout(100)
 
@@ -131,6 +174,14 @@ def test_a_person_and_two_bots_play_tulipmania_to_the_final_standings(
         assert done["take_buyer"] + done["draw_buyer"] >= 1, dict(done)
         assert not page.locator("#regions form.tm-act").count()  # nothing left to press
         assert page.evaluate("window.flashes") == [], page.evaluate("window.flashes")
+        # the ending tells the story, fits the phone and passes axe
+        assert page.locator("#r-g-sale .tm-headline").inner_text().strip()
+        assert page.locator("#r-g-sale .tm-breakdown tbody tr").count() == 3
+        assert page.locator("#r-g-sale svg.tm-cash-chart rect.tm-bar-trade").count() == 3
+        assert page_width_overflow(page) == 0
+        violations = axe_violations(page)
+        assert violations == [], violations
+        assert done["checked"] >= 5 and done["confirmed"] + done["play"] >= 1, dict(done)
     except Exception:
         page.screenshot(path=str(artifacts / "tulipmania-1637-failure.png"), full_page=True)
         context.close()
