@@ -188,3 +188,17 @@ def test_a_person_and_two_bots_play_tulipmania_to_the_final_standings(
         raise
     page.screenshot(path=str(artifacts / "tulipmania-1637-final-phone.png"), full_page=True)
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_Hant", "zh_Hans"])
+def test_the_rules_page_fits_a_phone_and_passes_axe(server_url: str, browser: Any, lang: str) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    try:
+        page.goto(f"{server_url}/games/tulipmania-1637/rules?lang={lang}")
+        page.wait_for_selector(".tm-rules", timeout=10_000)
+        assert page_width_overflow(page) == 0
+        violations = axe_violations(page)
+        assert violations == [], violations
+    finally:
+        context.close()
