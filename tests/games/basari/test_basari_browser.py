@@ -26,9 +26,14 @@ def form_of(page: Any, kind: str) -> Any:
 
 
 def submit(page: Any, form: Any, button: Any) -> int:
-    """Click ``button`` of ``form``; returns the answer's HTTP status. A 200 answer carries the page's
-    fresh regions: wait until they have replaced every form made against the old room version."""
+    """Click ``button`` of ``form`` (twice if it asks to confirm); returns the answer's HTTP status.
+    A 200 answer carries the page's fresh regions: wait until they have replaced every form made
+    against the old room version."""
     version = form.locator("input[name=version]").input_value()
+    question = button.get_attribute("data-confirm")
+    if question:  # an irreversible one-tap action: the first tap asks, the second one sends
+        button.click()
+        assert button.inner_text().strip() == question
     with page.expect_response(
         lambda answer: answer.url.endswith("/act") and answer.request.method == "POST", timeout=PUSH_WAIT
     ) as answer:
@@ -49,13 +54,21 @@ def act(page: Any, form: Any, button: Any) -> None:
     assert status == 200, f"refused ({status}): {page.locator('#r-flash').inner_text()!r}"
 
 
+def pick_gems(form: Any, prefix: str, colour: str, count: int) -> None:
+    """Tap the gem chip ``count`` of a colour (each colour's chips are radios named ``<prefix>.<colour>``)."""
+    chip = form.locator(f"input[type=radio][name='{prefix}.{colour}'][value='{count}']")
+    chip.check()
+    assert chip.is_checked()
+
+
 def fill_gems(form: Any, prefix: str, wanted: int) -> None:
-    """Put up to ``wanted`` gems into the number inputs named ``<prefix>.<colour>``, within their max."""
-    for field in form.locator(f"input[type=number][name^='{prefix}.']:not([disabled])").all():
-        if wanted <= 0:
-            break
-        take = min(int(field.get_attribute("max") or 0), wanted)
-        field.fill(str(take))
+    """Pick up to ``wanted`` gems with the chips named ``<prefix>.<colour>``, red first, within what each offers."""
+    for colour in COLOURS:
+        chips = form.locator(f"input[type=radio][name='{prefix}.{colour}']")
+        if wanted <= 0 or not chips.count():
+            continue
+        take = min(max(int(v) for v in chips.evaluate_all("cs => cs.map(c => c.value)")), wanted)
+        pick_gems(form, prefix, colour, take)
         wanted -= take
 
 
@@ -133,7 +146,9 @@ def choose_the_same_card_until_a_bargain(pages: dict[str, Any], deadline: float)
             return
         for page in pages.values():  # the bot chose the card too; the log says so
             page.wait_for_selector(
-                f"#event-list li:has-text('3 players chose {BARGAIN_CARD}')", timeout=PUSH_WAIT
+                f"#event-list li:has-text('3 players chose {BARGAIN_CARD}')",
+                timeout=PUSH_WAIT,
+                state="attached",
             )
 
 
@@ -157,7 +172,7 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
 
     offer = form_of(pages[first], "offer")
     assert not form_of(pages[first], "accept").count()  # nothing to accept before the first offer
-    offer.locator("input[name='gems.blue']").fill("1")
+    pick_gems(offer, "gems", "blue", 1)
     act(pages[first], offer, offer.get_by_role("button", name="Offer"))
     for page in pages.values():
         assert wait_for_offers(page, 1) == [f"{first}: B blue 1 (1 gem)"], offer_history(page)
@@ -165,8 +180,8 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
 
     form_of(pages[second], "accept").wait_for(timeout=PUSH_WAIT)
     raising = form_of(pages[second], "offer")
-    raising.locator("input[name='gems.green']").fill("1")
-    raising.locator("input[name='gems.blue']").fill("1")
+    pick_gems(raising, "gems", "green", 1)
+    pick_gems(raising, "gems", "blue", 1)
     act(pages[second], raising, raising.get_by_role("button", name="Raise the offer"))
     for page in pages.values():
         history = wait_for_offers(page, 2)
@@ -181,8 +196,8 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     act(pages[first], accept, accept.locator("button"))
     accepted = f"{first} accepts 1G 1B from {second}, who performs {BARGAIN_CARD}."
     for page in pages.values():
-        page.wait_for_selector(f"#event-list li:has-text('{accepted}')", timeout=PUSH_WAIT)
-        log = page.locator("#r-events").inner_text()
+        page.wait_for_selector(f"#event-list li:has-text('{accepted}')", timeout=PUSH_WAIT, state="attached")
+        log = page.locator("#r-events").text_content() or ""  # the log may sit in a closed drawer
         assert f"{first} offers 1B (total 1) for {BARGAIN_CARD}." in log
         assert f"{second} offers 1G 1B (total 2) for {BARGAIN_CARD}." in log
         assert f"{second} performs {BARGAIN_CARD}" in log
@@ -243,7 +258,7 @@ def final_scores(page: Any) -> dict[str, int]:
 
 def check_the_final_table(page: Any, humans: list[str]) -> dict[str, int]:
     page.wait_for_selector("#r-g-summary .bs-final .bs-chart", timeout=PUSH_WAIT)
-    assert page.locator("#r-g-summary .bs-scoring").count() == 3  # one scoring table per round
+    assert page.locator("#r-g-summary details .bs-scoring").count() == 3  # one scoring table per round
     assert page.locator("#r-g-summary .bs-chart .bs-line").count() == 3  # one line per player
     scores = final_scores(page)
     assert len(scores) == 3 and set(humans) < set(scores)

@@ -59,7 +59,8 @@ def shared_d(pages: dict[str, Any], deadline: float) -> None:
         colour = str(button.get_attribute("value"))
         act(page, form, button)
         page.wait_for_selector(
-            f"#event-list li:has-text('{taker} takes 1{colour[0].upper()} from the bank (D).')"
+            f"#event-list li:has-text('{taker} takes 1{colour[0].upper()} from the bank (D).')",
+            state="attached",  # the log may sit in a closed drawer
         )
         assert gems_of(page, taker) == dict(before, **{colour: before[colour] + 1})
 
@@ -75,9 +76,9 @@ def sole_d(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     given = str(form.locator("input[name=give]:checked").get_attribute("value"))
     before = gems_of(page, "Ann")
     for colour in ("red", "yellow"):
-        field = form.locator(f"input[name='take.{colour}']")
-        assert int(field.get_attribute("max") or 0) >= 1
-        field.fill("1")
+        chip = form.locator(f"input[name='take.{colour}'][value='1']")  # gem chips: one radio per count
+        chip.check()
+        assert chip.is_checked()
     page.screenshot(path=str(artifacts / "basari-d-exchange.png"), full_page=True)
     act(page, form, form.get_by_role("button", name="Exchange"))
     returned = f"1{given[0].upper()}"
@@ -85,6 +86,7 @@ def sole_d(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
         other.wait_for_selector(
             f"#event-list li:has-text('Ann performs D: returns {returned} and takes 1R 1Y from the bank.')",
             timeout=PUSH_WAIT,
+            state="attached",
         )
     after = dict(before)
     after["red"] += 1
