@@ -166,7 +166,9 @@ def test_a_whole_game_at_the_table(browser: Any, server_url: str, game: str, wid
         assert axe_violations(page) == [], "the end screen"
         assert decisions > 0
         assert page.evaluate("window.__bourseChanged") > 0, "nothing was ever marked as changed"
-        assert problems == [], problems
+        # A refused move is answered 422 (and a stale one 409) by design; Chromium logs any 4xx load.
+        refusals = ("status of 422", "status of 409")
+        assert [problem for problem in problems if not any(r in problem for r in refusals)] == [], problems
     finally:
         context.close()
 
