@@ -12,7 +12,7 @@ The Bubble Burst lies among the last three market cards, so that chance is publi
 Collectors add their bonus, and with 120 guilders and no mortgage the black tulip wins: normal cashes
 out for it as soon as it can.
 
-Easy plays like a newcomer: it prices a tulip at today's market price (no forecast, no burst risk,
+Easy plays like a newcomer about every other move: it prices a tulip at today's market price (no forecast, no burst risk,
 no collectors to aim for), bids on what it likes with some noise and overpays in auctions, and sells
 only now and then.
 """
@@ -38,6 +38,7 @@ from app.games.tulip_bubble.data import (
 )
 
 COLLECTOR_HOPE = 0.5  # a collector order may be taken by someone else before our next turn
+EASY_SLIPS = 0.5  # how often the easy bot plays a newcomer's move instead of the sound one
 
 
 def table_of(view: View, seat: int) -> State:
@@ -72,7 +73,7 @@ def bot_action(
     legal = {template["type"]: template for template in legal_list}
     state = table_of(view, seat)
     phase = state["phase"]
-    easy = strength == "easy"
+    easy = strength == "easy" and rng.random() < EASY_SLIPS  # else it plays its sound move this time
     if phase == "selling" and "end_turn" in legal:
         return _easy_selling(state, seat, legal, rng) if easy else _selling_choice(state, seat, legal)
     if phase == "bidding" and "end_turn" in legal:
@@ -80,7 +81,7 @@ def bot_action(
     if phase == "auction" and "drop" in legal:
         card = state["auction"]["card"]
         if easy:
-            limit = int(prices.market_price(state, card) * rng.uniform(0.9, 1.6))
+            limit = int(prices.market_price(state, card) * rng.uniform(0.7, 1.4))
         else:
             limit = _worth_to(state, seat, card)
         minimum = legal["raise"]["params"]["amount"]["min"]
