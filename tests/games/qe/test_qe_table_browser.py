@@ -16,25 +16,26 @@ from tests.browser.helpers import axe_violations, create_room, game_over, page_w
 pytestmark = pytest.mark.browser
 
 PUSH_WAIT = 20_000  # ms; generous, the machine is shared
-DECISIONS = ("Open the bidding on", "Sealed bid on", "Re-bid on", "Reveal the next company")
+DECISIONS = ("Open the bidding on", "Sealed bid on", "Re-bid on", "Reveal the next company", "you may peek")
 
 
+@pytest.mark.parametrize("players", [4, 5])  # 5: the award window, with its reveal and peek
 def test_a_phone_plays_a_whole_game_with_bots_at_360px(
-    browser: Any, server_url: str, artifacts: Path
+    browser: Any, server_url: str, artifacts: Path, players: int
 ) -> None:
     context = browser.new_context(viewport={"width": 360, "height": 740})
     page = context.new_page()
     try:
-        play_a_whole_game(page, server_url, artifacts)
+        play_a_whole_game(page, server_url, artifacts / f"qe-phone-{players}p", players)
     except Exception:
-        page.screenshot(path=str(artifacts / "qe-phone-failure.png"), full_page=True)
+        page.screenshot(path=str(artifacts / f"qe-phone-{players}p-failure.png"), full_page=True)
         raise
     finally:
         context.close()
 
 
-def start_with_bots(page: Any, server_url: str) -> None:
-    create_room(page, server_url, "qe", "Ann", 4)
+def start_with_bots(page: Any, server_url: str, players: int) -> None:
+    create_room(page, server_url, "qe", "Ann", players)
     wait_live(page)
     page.locator("#r-lobby").get_by_role("button", name="Fill with bots").click()
     page.wait_for_function("!document.querySelector('#r-lobby button.primary').disabled", timeout=PUSH_WAIT)
@@ -64,8 +65,9 @@ def refused_bid_keeps_what_was_typed(page: Any) -> None:
     assert box.input_value() == "1.5"
 
 
-def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
-    start_with_bots(page, server_url)
+def play_a_whole_game(page: Any, server_url: str, shots: Path, players: int) -> None:
+    """Plays Ann's moves until the end; ``shots`` is the stem of the screenshots' names."""
+    start_with_bots(page, server_url, players)
     height = page.evaluate("() => window.innerHeight")
     checked_axe: set[str] = set()
     moves = 0
@@ -83,14 +85,20 @@ def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
         assert any(phrase in status for phrase in DECISIONS), status
         top = decision.evaluate("panel => panel.getBoundingClientRect().top + window.scrollY")
         assert top < height, (top, height)
-        phase = "open" if page.locator("#f-qe-open-bid").count() else "bid"
+        phase = next(
+            (kind for kind in ("open-bid", "reveal", "peek") if page.locator(f"#f-qe-{kind}").count()), "bid"
+        )
         if phase not in checked_axe:
             assert axe_violations(page) == [], phase
-            page.screenshot(path=str(artifacts / f"qe-phone-{phase}.png"), full_page=True)
+            page.screenshot(path=f"{shots}-{phase}.png", full_page=True)
             checked_axe.add(phase)
         handle = decision.element_handle()
-        if phase == "open":
+        if phase == "open-bid":
             tap_twice(page, "#f-qe-open-2 button")  # "Open at 5"
+        elif phase == "reveal":
+            page.locator("#f-qe-reveal button").click()
+        elif phase == "peek":
+            tap_twice(page, "#f-qe-peek button")
         elif not refused:
             refused_bid_keeps_what_was_typed(page)
             refused = True
@@ -98,7 +106,8 @@ def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
         elif moves % 2:
             tap_twice(page, "#f-qe-bid-0 button")
         else:
-            page.locator("#f-qe-bid input[name=amount]").fill(str(3 + moves % 7))
+            legal = page.locator("#f-qe-quick-1 input[name=amount]").input_value()  # never the open bid
+            page.locator("#f-qe-bid input[name=amount]").fill(legal)
             with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as sent:
                 page.locator("#f-qe-bid button[type=submit]").click()
             assert sent.value.status == 200, page.locator("#r-flash").inner_text()
@@ -106,7 +115,7 @@ def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
         page.wait_for_function("panel => !panel.isConnected", arg=handle, timeout=PUSH_WAIT)
 
     assert moves >= 8
-    assert checked_axe == {"open", "bid"}
+    assert {"open-bid", "bid"} <= checked_axe
     page.wait_for_selector("#r-g-auction .qe-headline", timeout=PUSH_WAIT)
     headline = page.locator("#r-g-auction .qe-headline").inner_text()
     assert "eliminated" in headline or "nobody is eliminated" in headline
@@ -114,9 +123,9 @@ def play_a_whole_game(page: Any, server_url: str, artifacts: Path) -> None:
     assert page.locator("#r-g-players figure.qe-chart svg").count() == 2
     assert page_width_overflow(page) == 0
     assert axe_violations(page) == []
-    page.screenshot(path=str(artifacts / "qe-phone-final.png"), full_page=True)
+    page.screenshot(path=f"{shots}-final.png", full_page=True)
     for region in ("auction", "players"):
-        page.locator(f"#r-g-{region}").screenshot(path=str(artifacts / f"qe-phone-final-{region}.png"))
+        page.locator(f"#r-g-{region}").screenshot(path=f"{shots}-final-{region}.png")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh_Hant", "zh_Hans"])
