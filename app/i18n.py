@@ -9,7 +9,7 @@ list every game use all catalogues together.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,14 @@ def choose_locale(query: str | None, cookie: str | None, accept_language: str | 
     return "en"
 
 
+LIST_SEPARATORS = {"zh_Hant": "、", "zh_Hans": "、"}  # Chinese lists names with the enumeration comma
+
+
+def join_list(locale: str, items: Iterable[str]) -> str:
+    """Names or things in a row, as the language writes a list ("Ann, Bob" / "Ann、Bob")."""
+    return LIST_SEPARATORS.get(locale, ", ").join(items)
+
+
 def format_message(
     locale: str, text: str, params: Mapping[str, Any], name_of: Any, game_package: str | None = None
 ) -> str:
@@ -83,13 +91,16 @@ def format_message(
         elif isinstance(value, str):
             filled[key] = gettext(value)
         elif isinstance(value, list):
-            filled[key] = ", ".join(
-                name_of(v["seat"])
-                if isinstance(v, dict) and set(v) == {"seat"}
-                else gettext(v)
-                if isinstance(v, str)
-                else str(v)
-                for v in value
+            filled[key] = join_list(
+                locale,
+                (
+                    name_of(v["seat"])
+                    if isinstance(v, dict) and set(v) == {"seat"}
+                    else gettext(v)
+                    if isinstance(v, str)
+                    else str(v)
+                    for v in value
+                ),
             )
         elif isinstance(value, int) and not isinstance(value, bool):
             filled[key] = f"{value:,}"  # exact to the last digit, grouped for reading

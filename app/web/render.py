@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from app.games.base import Engine, State, visible_events
 from app.games.registry import package_of
-from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_message, translations
+from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_message, join_list, translations
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
@@ -185,7 +185,7 @@ def seat_context(
         "table": table,
         "info": engine.info,
         "name": table.name_of,
-        "names": lambda seats: ", ".join(table.name_of(number) for number in seats),
+        "names": lambda seats: join_list(locale, (table.name_of(number) for number in seats)),
         "act_url": f"/r/{table.code}/act",
         "t": t,
         "your_move": seat is not None and seat in table.to_act,

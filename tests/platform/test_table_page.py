@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.games.base import visible_events
 from app.games.registry import ENGINES
+from app.i18n import format_message, join_list
 from app.web.app import create_app
 from app.web.render import event_line, events_added, events_region, render_seat_html
 
@@ -87,3 +88,11 @@ def test_the_room_page_links_its_icon_and_manifest_and_answers_favicon(settings:
             assert client.get(path).status_code == 200, path
         assert 'id="room-menu" open' in page, "before the game starts the invite is shown"
         assert 'id="alert-settings"' in page
+
+
+def test_names_are_listed_as_each_language_lists_them() -> None:
+    names = {0: "Ann", 1: "Bob"}
+    params = {"seats": [{"seat": 0}, {"seat": 1}]}
+    assert format_message("en", "{seats} tied.", params, names.get) == "Ann, Bob tied."
+    assert format_message("zh_Hant", "{seats} tied.", params, names.get).startswith("Ann、Bob")
+    assert join_list("zh_Hans", ["甲", "乙", "丙"]) == "甲、乙、丙"
