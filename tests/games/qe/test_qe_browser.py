@@ -18,7 +18,8 @@ PUSH_WAIT = 20_000  # ms; generous, the machine is shared
 
 
 def form_of(page: Any, kind: str) -> Any:
-    return page.locator(f"#r-g-auction form:has(input[name=type][value={kind}])")
+    """The typed-amount form of an open bid or a sealed bid (the quick bids are forms of their own)."""
+    return page.locator(f"#f-qe-{kind.replace('_', '-')}")
 
 
 def test_bid_zero_button_hands_in_a_zero_bid_and_ticks_the_rounds_box(
@@ -51,13 +52,11 @@ def bid_zero_once(page: Any, server_url: str) -> None:
         if opening.count():  # Ann is the auctioneer first: open low and wait for the bots
             opening.locator("input[name=amount]").fill("1")
             opening.get_by_role("button", name="Bid").click()
-            page.wait_for_selector(
-                "#r-g-auction form:has(input[value=open_bid])", state="detached", timeout=PUSH_WAIT
-            )
+            page.wait_for_selector("#f-qe-open-bid", state="detached", timeout=PUSH_WAIT)
         page.wait_for_timeout(100)
 
     assert not page.locator("#r-g-sheet .qe-box.ticked").count()
-    typed = form_of(page, "bid").first
+    typed = form_of(page, "bid")
     typed.locator("input[name=amount]").fill("12")  # something typed beside it must not get in the way
     bid_zero = page.locator("#r-g-auction").get_by_role("button", name="Bid 0 (2 points)", exact=True)
     bid_zero.click()  # a sealed bid cannot be taken back: the first tap asks, the second sends
