@@ -94,7 +94,9 @@ def test_errors_are_documented_as_they_are_answered(settings: Settings) -> None:
 
 
 def test_taking_back_a_seat_no_bot_plays_changes_nothing(settings: Settings) -> None:
-    with TestClient(create_app(settings)) as client:
+    # Only a seat whose player is away may be handed to a bot: here every seat without a tab is.
+    away_at_once = settings.model_copy(update={"away_grace": 0})
+    with TestClient(create_app(away_at_once)) as client:
         code, tokens = new_qe_room(client, 3)
         before = client.get(f"/api/rooms/{code}").json()["version"]
         answer = client.post(f"/api/rooms/{code}/takeback", headers=auth(tokens[1]))
