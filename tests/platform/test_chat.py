@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import func
+from sqlmodel import select
 
 from app.config import Settings
-from app.rooms import CHAT_MAX
+from app.models import ChatMessage, ChatMute, utcnow
+from app.rooms import CHAT_MAX, RoomService, chat_author, hash_token
 from app.web.app import create_app
 from tests.platform.test_api import auth
 from tests.platform.test_live_sync import received
@@ -143,3 +147,15 @@ def test_chat_is_rate_limited_with_a_readable_429(database_url: str) -> None:
         assert "too fast" in answer.json()["detail"] and int(answer.headers["retry-after"]) > 0
         page = client.post(f"/r/{code}/chat", data={"text": "and more"}, headers={"hx-request": "true"})
         assert page.status_code == 429 and "too fast" in page.text
+
+
+def test_a_swept_room_takes_its_chat_and_mutes_with_it(service: RoomService) -> None:
+    code, _, token = service.create_room("qe", 3, {}, "Ann")
+    assert token is not None
+    line = service.post_chat(code, 0, chat_author(hash_token(token)), "anyone?")
+    service.post_chat(code, None, "viewer:someone", "me")
+    service.mute(code, 0, line.id + 1)
+    assert service.sweep(utcnow() + timedelta(days=1), None) == [code]
+    with service.db.read() as session:
+        assert session.exec(select(func.count()).select_from(ChatMessage)).one() == 0
+        assert session.exec(select(func.count()).select_from(ChatMute)).one() == 0
