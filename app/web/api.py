@@ -16,7 +16,6 @@ from app.i18n import format_message
 from app.rooms import Forbidden, RoomError, RoomSnapshot
 from app.web.deps import chat_author_of, chosen_clock, get_app_settings, get_live, get_service, resume_url
 from app.web.limits import client_key
-from app.web.pages import chat_push
 
 DESCRIPTION = """
 Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
@@ -37,6 +36,15 @@ exactly) and may also be sent as digit strings.
 ### The game log
 `view` holds everything your seat may see but the game log, which grows with the game: read it at
 `GET /api/rooms/{code}/log`.
+
+### Clocks, away seats and chat
+A room created with `clock` (seconds per decision: 0 for none, or one of the server's presets) gives
+each seat the game waits for a `deadline` (epoch milliseconds); when it passes, that seat's bot makes
+the one decision and the log says so. A seat whose player has had no page open for the grace period
+is `away`: only then may the host hand it to a bot (`POST .../bots` with its `seat`), and two timeouts
+in a row while away hand it over; its player takes it back with `POST .../takeback` at any time.
+Chat: `GET`/`POST /api/rooms/{code}/chat` (`text`, or a quick `reaction`), `POST .../chat/mute`
+(the host; `message`: an id).
 
 ### The `legal` list
 `legal` holds the action templates your seat may submit now. Each is
@@ -421,7 +429,7 @@ async def post_chat(request: Request, code: str, body: ChatBody) -> Any:
         )
     except RoomError as refused:
         return _refusal(refused)
-    get_live(request).push_chat(code, chat_push(snapshot.game, code, line))
+    await get_live(request).share_chat(code, snapshot.game, line)
     return line.to_json()
 
 
