@@ -16,6 +16,7 @@ from app.i18n import format_message
 from app.rooms import Forbidden, RoomError, RoomSnapshot
 from app.web.deps import chat_author_of, chosen_clock, get_app_settings, get_live, get_service, resume_url
 from app.web.limits import client_key
+from app.web.pages import chat_push
 
 DESCRIPTION = """
 Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
@@ -429,7 +430,7 @@ async def post_chat(request: Request, code: str, body: ChatBody) -> Any:
         )
     except RoomError as refused:
         return _refusal(refused)
-    await get_live(request).share_chat(code, snapshot.game, line)
+    get_live(request).push_chat(code, chat_push(snapshot.game, code, line))
     return line.to_json()
 
 
