@@ -180,10 +180,15 @@ def test_a_one_point_company_reads_one_point_not_one_points() -> None:
 
 def test_spend_facts_count_companies_with_their_plural() -> None:
     state = act(table(4, first=0, tiles=(EU_FINANCIAL, USA_HOUSING)), 0, "open_bid", 5)
-    assert "You have spent 0 on 0 companies so far" in decision(page(state, 1))
+    assert "You have spent nothing so far." in decision(page(state, 1))
     for seat, amount in ((1, 12), (2, 1), (3, 1)):
         state = act(state, seat, "bid", amount)  # Bob wins EU Financial for 12 and auctioneers next
     assert "You have spent 12 on 1 company so far" in decision(page(state, 1))
+    state = act(state, 1, "open_bid", 3)
+    for seat, amount in ((2, 1), (3, 1), (0, 1)):
+        state = act(state, seat, "bid", amount)  # Bob's open bid of 3 wins USA Housing
+    state = act(state, 2, "open_bid", 4)
+    assert "You have spent 15 on 2 companies so far" in decision(page(state, 1))
 
 
 def test_last_round_cue_counts_the_auctions_left() -> None:
