@@ -1,8 +1,12 @@
-"""Database engines and transactions.
+"""Database engines and transactions: SQLite (one machine) or PostgreSQL (several processes).
 
 SQLite runs in WAL mode (synchronous NORMAL) with foreign keys and a busy timeout. Writes open with ``BEGIN IMMEDIATE``
 so two writers never both read a room and then race to update it; together with the version
 check in ``rooms.py`` this also holds across processes. Reads use plain deferred transactions.
+
+PostgreSQL (``postgresql+psycopg://…``, the ``scale`` extra) runs at READ COMMITTED: a write session
+is marked ``LOCK_ROWS``, and the room service then reads the room's row ``FOR UPDATE``, so the writers
+of one room queue on that row whichever process they run in, while other rooms' writers go on.
 """
 
 from __future__ import annotations
@@ -17,11 +21,21 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 BUSY_TIMEOUT_MS = 10_000
+LOCK_ROWS = "lock_rows"  # a write session's ``info`` key: lock the rows it reads for update
+POOL_SIZE = 10  # connections kept per engine and process (PostgreSQL); as many more when busy
+
+
+def normalised_url(url: str) -> str:
+    """``postgresql://`` and ``postgres://`` name the psycopg 3 driver (the one the extra installs)."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
 
 
 class Database:
     def __init__(self, url: str) -> None:
-        self.url = url
+        self.url = url = normalised_url(url)
         self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
         if self.is_sqlite:
             database = make_url(url).database
@@ -34,6 +48,8 @@ class Database:
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+        else:  # a server: connections may drop (a restart, a failover), so test them before use
+            kwargs.update(pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
         engine = create_engine(self.url, **kwargs)
         if self.is_sqlite:
             _configure_sqlite(engine, immediate)
@@ -48,6 +64,8 @@ class Database:
     def write(self) -> Iterator[Session]:
         """One write transaction: committed on success, rolled back on any exception."""
         with Session(self.writer, expire_on_commit=False) as session, session.begin():
+            if not self.is_sqlite:
+                session.info[LOCK_ROWS] = True
             yield session
 
     def dispose(self) -> None:

@@ -7,13 +7,15 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
+from app.db import normalised_url
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def alembic_config(database_url: str) -> Config:
     config = Config(str(ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(ROOT / "migrations"))
-    config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
+    config.set_main_option("sqlalchemy.url", normalised_url(database_url).replace("%", "%%"))
     return config
 
 

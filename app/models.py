@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -54,7 +54,7 @@ class Seat(SQLModel, table=True):
     is_host: bool = False
     legal_version: int = 0  # room version when this seat's legal actions last changed
     # With a clock: when this seat's current decision times out (epoch milliseconds; None: not waited for)
-    deadline: int | None = Field(default=None, index=True)
+    deadline: int | None = Field(default=None, sa_column=Column(BigInteger, index=True))  # epoch ms
     timeouts: int = 0  # consecutive decisions its clock ran out on
     bot_turns: int = 0  # decisions a bot made for this person (timeouts, or the seat handed to a bot)
     created_at: datetime = Field(default_factory=utcnow)

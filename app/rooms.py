@@ -41,7 +41,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col, select
 
 from app.bots import safe_decision
-from app.db import Database
+from app.db import LOCK_ROWS, Database
 from app.games.base import (
     DEFAULT_STRENGTH,
     N_,
@@ -400,6 +400,17 @@ class RoomService:
     def playing_rooms(self) -> list[str]:
         with self.db.read() as session:
             return list(session.exec(select(Room.code).where(Room.status == "playing")).all())
+
+    def rooms_with_bots(self) -> list[str]:
+        """Playing rooms with a seat a bot plays (one query; processes look for rooms to drive)."""
+        with self.db.read() as session:
+            rows = session.execute(
+                text(
+                    "SELECT DISTINCT rooms.code FROM rooms JOIN seats ON seats.room_id = rooms.id "
+                    "WHERE rooms.status = 'playing' AND (seats.is_bot OR seats.bot_controlled)"
+                )
+            ).all()
+        return [row.code for row in rows]
 
     def seat_for_token(self, code: str, token: str | None) -> int | None:
         """The seat ``token`` holds in the room (``NotFound`` for an unknown room)."""
@@ -1140,11 +1151,10 @@ class RoomService:
 
     def _current(self, session: Session, code: str) -> RoomSnapshot:
         """The room's snapshot: the one in memory when the database holds no newer version."""
-        row = (
-            session.execute(text("SELECT id, version FROM rooms WHERE code = :code"), {"code": code}).first()
-            if is_room_code(code)
-            else None
-        )
+        query = "SELECT id, version FROM rooms WHERE code = :code"
+        if session.info.get(LOCK_ROWS):
+            query += " FOR UPDATE"  # PostgreSQL: this room's writers queue here, in any process
+        row = session.execute(text(query), {"code": code}).first() if is_room_code(code) else None
         if row is None:
             raise NotFound(N_("There is no room with this code."))
         with self._hot_guard:
@@ -1204,7 +1214,10 @@ class RoomService:
 
     @staticmethod
     def _room(session: Session, code: str) -> Room:
-        room = session.exec(select(Room).where(Room.code == code)).first() if is_room_code(code) else None
+        query = select(Room).where(Room.code == code)
+        if session.info.get(LOCK_ROWS):
+            query = query.with_for_update()  # PostgreSQL: this room's writers queue here, in any process
+        room = session.exec(query).first() if is_room_code(code) else None
         if room is None:
             raise NotFound(N_("There is no room with this code."))
         return room

@@ -13,6 +13,7 @@ config = context.config
 if not config.get_main_option("sqlalchemy.url"):
     config.set_main_option("sqlalchemy.url", get_settings().database_url)
 target_metadata = SQLModel.metadata
+MIGRATION_LOCK = 5_150_013  # any constant: the key of PostgreSQL's advisory lock around migrating
 
 
 def run_migrations_offline() -> None:
@@ -33,6 +34,8 @@ def run_migrations_online() -> None:
     with connectable.connect() as connection:
         context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":  # processes starting together migrate one at a time
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
             context.run_migrations()
 
 
