@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", validation_alias="HOST")
     port: int = Field(8000, validation_alias="PORT")
     database_url: str = Field("sqlite:///./data/bourse.db", validation_alias="BOURSE_DATABASE_URL")
+    # Several processes (issue 13): "redis://host:6379/0" shares live updates and leases between them;
+    # a process that dies leaves its rooms' bots and the clocks to another after the lease's seconds.
+    broadcast_url: str = Field("", validation_alias="BOURSE_BROADCAST_URL")
+    lease_seconds: float = Field(10.0, validation_alias="BOURSE_LEASE_SECONDS", ge=1)
     bot_delay: float = Field(1.0, validation_alias="BOURSE_BOT_DELAY", ge=0)
     bot_window_delay: float = Field(6.0, validation_alias="BOURSE_BOT_WINDOW_DELAY", ge=0)
     # The most one bot decision may think, in seconds (a safety net: bots stop earlier at a move cap).

@@ -12,11 +12,10 @@ from starlette.concurrency import run_in_threadpool
 
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
-from app.i18n import format_message
+from app.i18n import format_event, format_message
 from app.rooms import Forbidden, RoomError, RoomSnapshot
 from app.web.deps import chat_author_of, chosen_clock, get_app_settings, get_live, get_service, resume_url
 from app.web.limits import client_key
-from app.web.pages import chat_push
 
 DESCRIPTION = """
 Bourse's JSON API. Authenticate as a seat with `Authorization: Bearer <seat token>` (the token
@@ -389,8 +388,9 @@ async def game_log(request: Request, code: str) -> Any:
     return {
         "events": [
             {
-                "text": format_message("en", event["text"], event["params"], snapshot.name_of),
+                "text": format_event("en", event, snapshot.name_of),
                 "message": event["text"],
+                **({"plural": event["plural"]} if "plural" in event else {}),
                 "params": event["params"],
             }
             for event in events
@@ -430,7 +430,7 @@ async def post_chat(request: Request, code: str, body: ChatBody) -> Any:
         )
     except RoomError as refused:
         return _refusal(refused)
-    get_live(request).push_chat(code, chat_push(snapshot.game, code, line))
+    await get_live(request).share_chat(code, snapshot.game, line)
     return line.to_json()
 
 

@@ -22,10 +22,12 @@ from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.broadcast import make_broadcast
 from app.cleanup import sweep_periodically
 from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_, Budget
+from app.lease import Leases, RedisLeases
 from app.migrate import upgrade_to_head
 from app.rooms import RoomService
 from app.web import api, pages, replay
@@ -54,10 +56,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     upgrade_to_head(settings.database_url)
     service = RoomService(db)
     service.bot_budget = Budget(seconds=settings.bot_think_seconds)
-    live = LiveRooms(service, settings.bot_delay, settings.bot_window_delay, away_grace=settings.away_grace)
+    broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
+    leases = (
+        RedisLeases(settings.broadcast_url, broadcast.origin, settings.lease_seconds)
+        if broadcast.shared
+        else Leases(broadcast.origin, settings.lease_seconds)
+    )
+    live = LiveRooms(
+        service,
+        settings.bot_delay,
+        settings.bot_window_delay,
+        away_grace=settings.away_grace,
+        broadcast=broadcast,
+        leases=leases,
+        draw_chat=pages.chat_push,
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await live.start()
         for code in await run_in_threadpool(service.playing_rooms):
             live.kick_bots(code)  # bots resume where a restart left them
         sweeper = (
@@ -72,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
+        await live.stop()
         db.dispose()
 
     app = FastAPI(

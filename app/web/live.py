@@ -19,8 +19,11 @@ the grace period is *away* (everyone's seat list says so, pushed when it turns a
 (``run_timers``, the one place time-driven changes start) lets a bot decide for each seat whose clock
 ran out. Chat messages are pushed to a room's tabs as they are, rendered once per language.
 
-This fan-out is in-process; running several processes would put a pub/sub channel (Redis) behind
-``publish`` and a lease around ``run_timers``.
+Several processes (issue 13) serve one room's tabs through a broadcast (``app/broadcast.py``): a
+process that changes a room tells the others "room R is at version N" (and chat lines, and which
+seats it has tabs for), and each brings its own tabs up to date from the database. Leases
+(``app/lease.py``) let exactly one process drive a room's bots, and one the clocks; a process sweeps
+up rooms whose bots nobody drives (their driver died) every ``lease`` seconds.
 """
 
 from __future__ import annotations
@@ -37,8 +40,10 @@ from typing import Any
 from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
 
+from app.broadcast import Broadcast, Message
 from app.games.base import visible_events
-from app.rooms import RoomError, RoomService, RoomSnapshot
+from app.lease import Leases
+from app.rooms import ChatLine, RoomError, RoomService, RoomSnapshot
 from app.web.render import (
     EVENTS,
     RegionCache,
@@ -55,6 +60,7 @@ from app.web.render import (
 
 log = logging.getLogger(__name__)
 
+ChatDrawer = Callable[[str, str, ChatLine], Callable[[str], str]]  # (game, room, line) -> draw(locale)
 OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
 NOTHING_SENT: Mapping[str, str] = MappingProxyType({})  # shared, so fresh tabs share their first message
 
@@ -263,8 +269,14 @@ class LiveRooms:
         window_delay: float = 0.0,
         away_grace: float = 120.0,
         clock: Callable[[], float] = time.monotonic,
+        broadcast: Broadcast | None = None,
+        leases: Leases | None = None,
+        draw_chat: ChatDrawer | None = None,
     ) -> None:
         self.service = service
+        self.broadcast = broadcast or Broadcast()
+        self.leases = leases or Leases()
+        self.draw_chat = draw_chat  # how a chat line another process heard is drawn here
         self.bot_delay = bot_delay
         self.window_delay = window_delay
         self.away_grace = away_grace
@@ -278,28 +290,98 @@ class LiveRooms:
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._bot_rerun: set[str] = set()
         self._publishing = 0  # publishes under way (tests wait for them)
+        self._remote: dict[str, dict[str, frozenset[int]]] = {}  # room -> process -> seats it has tabs for
+        self._swept_at = clock()  # when rooms whose bots nobody drives were last looked for
 
-    def connected(self, code: str) -> frozenset[int]:
+    # ------------------------------------------------------------------ other processes
+    async def start(self) -> None:
+        """Listen to the other processes (from the app's start to ``stop``)."""
+        await self.broadcast.start(self.heard, self.resync)
+
+    async def stop(self) -> None:
+        await self.broadcast.stop()
+        await self.leases.close()
+
+    async def heard(self, message: Message) -> None:
+        """A message of another process (see ``app/broadcast.py``)."""
+        kind, code = message.get("kind"), message.get("room")
+        if kind == "hello":  # a process started: tell it who is here
+            for code in list(self.rooms):
+                await self._announce_presence(code)
+            return
+        if not isinstance(code, str):
+            return
+        if kind == "version" and isinstance(message.get("version"), int):
+            if code in self._bot_tasks:
+                self._bot_rerun.add(code)  # we drive this room's bots: they may have a move now
+            room = self.rooms.get(code)
+            if room is not None and (room.latest is None or room.latest.version < message["version"]):
+                await self.publish(code)
+        elif kind == "presence" and isinstance(message.get("seats"), list):
+            seats = frozenset(seat for seat in message["seats"] if isinstance(seat, int))
+            remote = self._remote.setdefault(code, {})
+            before = self._present_elsewhere(code)
+            if seats:
+                remote[str(message.get("from"))] = seats
+            else:
+                remote.pop(str(message.get("from")), None)
+                if not remote:
+                    del self._remote[code]
+            if self._present_elsewhere(code) != before and code in self.rooms:
+                await self.publish(code)
+        elif kind == "chat" and self.draw_chat is not None and isinstance(message.get("line"), dict):
+            try:
+                line = ChatLine(**{k: v for k, v in message["line"].items() if k != "spectator"})
+            except TypeError:
+                return
+            self.push_chat(code, self.draw_chat(str(message.get("game")), code, line))
+
+    async def resync(self) -> None:
+        """The broadcast was lost and is back: what it missed may have changed any room."""
+        for code in list(self.rooms):
+            await self.publish(code)
+            await self._announce_presence(code)
+
+    async def _announce_version(self, code: str, version: int) -> None:
+        if self.broadcast.shared:
+            await self.broadcast.send({"kind": "version", "room": code, "version": version})
+
+    async def _announce_presence(self, code: str) -> None:
+        if self.broadcast.shared:
+            seats = sorted(self.connected_here(code))
+            await self.broadcast.send({"kind": "presence", "room": code, "seats": seats})
+
+    def _present_elsewhere(self, code: str) -> frozenset[int]:
+        return frozenset().union(*self._remote.get(code, {}).values())
+
+    def connected_here(self, code: str) -> frozenset[int]:
+        """The seats with a tab open on this process."""
         room = self.rooms.get(code)
         return room.connected() if room is not None else frozenset()
+
+    def connected(self, code: str) -> frozenset[int]:
+        """The seats with a tab open on any process."""
+        return self.connected_here(code) | self._present_elsewhere(code)
 
     async def join(self, code: str, tab: Tab) -> None:
         """A tab opens: it gets its page; the others hear of it only if a seat came online."""
         room = self.rooms.setdefault(code, RoomLive())
-        newly_present = tab.seat is not None and tab.seat not in room.connected()
+        new_here = tab.seat is not None and tab.seat not in room.connected()
+        newly_present = new_here and tab.seat not in self._present_elsewhere(code)
         room.tabs.add(tab)
+        if new_here:
+            await self._announce_presence(code)
         if newly_present and tab.seat is not None:
             left = self._left.get(code)
             if left is not None:
                 left.pop(tab.seat, None)
                 if not left:
                     del self._left[code]
-        if not newly_present and not room.lock.locked() and self._join_from_memory(room, tab):
+        if not newly_present and not room.lock.locked() and self._join_from_memory(room, tab, code):
             return
         await self.publish(code, only=None if newly_present else tab)
 
-    @staticmethod
-    def _join_from_memory(room: RoomLive, tab: Tab) -> bool:
+    def _join_from_memory(self, room: RoomLive, tab: Tab, code: str) -> bool:
         """Send a joining tab the page its viewer already has at the last published version, on the
         event loop: a crowd of spectators opening one room costs no database read, no render and no
         worker thread each (which other rooms' moves would queue behind). If the room moved on since,
@@ -311,7 +393,7 @@ class LiveRooms:
             or room.viewers_key[:2]
             != (
                 snapshot.version,
-                room.connected(),
+                self.connected(code),
             )
         ):
             return False
@@ -333,13 +415,17 @@ class LiveRooms:
             return
         room.tabs.discard(tab)
         tab.outbox.put_nowait(None)
-        if tab.seat is not None and tab.seat not in room.connected():
+        gone_here = tab.seat is not None and tab.seat not in room.connected()
+        gone = gone_here and tab.seat not in self._present_elsewhere(code)
+        if gone and tab.seat is not None:
             self._left.setdefault(code, {})[tab.seat] = self.clock()
+        if gone_here:
+            await self._announce_presence(code)
         if not room.tabs:
             if not room.lock.locked():
                 self.rooms.pop(code, None)
             return
-        if tab.seat is not None and tab.seat not in room.connected():
+        if gone:
             await self.publish(code)  # that seat went offline
 
     async def publish(self, code: str, only: Tab | None = None, changed: RoomSnapshot | None = None) -> None:
@@ -370,7 +456,7 @@ class LiveRooms:
             except RoomError:
                 return
         room.latest = snapshot
-        connected = room.connected()
+        connected = self.connected(code)
         away = self.away(code, snapshot, connected)
 
         everyone = len(tabs) == len(room.tabs)
@@ -388,7 +474,7 @@ class LiveRooms:
     def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
         """A room page's regions (its tab connects later with the page's version)."""
         room = self.rooms.get(snapshot.code) or RoomLive()
-        connected = room.connected() | (frozenset() if seat is None else frozenset({seat}))
+        connected = self.connected(snapshot.code) | (frozenset() if seat is None else frozenset({seat}))
         away = self.away(snapshot.code, snapshot, connected)
         return Viewer(room, snapshot, seat, locale, connected, away).page_regions()
 
@@ -437,6 +523,11 @@ class LiveRooms:
     async def tick(self) -> None:
         for code in self._turned_away():
             await self.publish(code)
+        if self.broadcast.shared and self.clock() - self._swept_at >= self.leases.seconds:
+            self._swept_at = self.clock()
+            await self.sweep_bots()
+        if not await self.leases.hold("clocks"):
+            return  # another process runs the clocks
         for code, seat, version in await run_in_threadpool(self.service.due_deadlines):
             try:
                 snapshot = await run_in_threadpool(self.service.load, code)
@@ -448,9 +539,24 @@ class LiveRooms:
             if after is not None:
                 await self.after_change(code, after)
 
+    async def sweep_bots(self) -> None:
+        """Drive the bots of playing rooms that no process drives (their driver died): one query
+        and one look at the leases, every ``leases.seconds``."""
+        codes = await run_in_threadpool(self.service.rooms_with_bots)
+        for name in await self.leases.unheld(f"bots:{code}" for code in codes):
+            self.kick_bots(name.removeprefix("bots:"))
+
     # ------------------------------------------------------------------ chat
+    async def share_chat(self, code: str, game: str, line: ChatLine) -> None:
+        """Push a new chat line to the room's tabs, in this process and the others."""
+        if self.draw_chat is not None:
+            self.push_chat(code, self.draw_chat(game, code, line))
+        if self.broadcast.shared:
+            await self.broadcast.send({"kind": "chat", "room": code, "game": game, "line": line.to_json()})
+
     def push_chat(self, code: str, render: Callable[[str], str]) -> None:
-        """Send a chat fragment to the room's tabs: ``render(locale)`` runs once per language."""
+        """Send a chat fragment to this process's tabs of the room: ``render(locale)`` runs once per
+        language."""
         room = self.rooms.get(code)
         if room is None:
             return
@@ -470,18 +576,24 @@ class LiveRooms:
         self._bot_tasks[code] = asyncio.create_task(self._drive_bots(code))
 
     async def _drive_bots(self, code: str) -> None:
+        lease = f"bots:{code}"
         try:
-            await self._bots_play(code)
+            await self._bots_play(code, lease)
         finally:
             if self._bot_tasks.get(code) is asyncio.current_task():
                 del self._bot_tasks[code]
                 self._bot_rerun.discard(code)
+            await self.leases.release(lease)
 
-    async def _bots_play(self, code: str) -> None:
+    async def _bots_play(self, code: str, lease: str) -> None:
         while True:
             await asyncio.sleep(self.bot_delay)
+            if not await self.leases.hold(lease):
+                return  # another process drives them
             if self.window_delay and await run_in_threadpool(self.service.window_open_for_people, code):
                 await asyncio.sleep(self.window_delay)  # let people use an option the bot's move would close
+                if not await self.leases.hold(lease):
+                    return
             try:
                 acted = await run_in_threadpool(self.service.bot_step, code)
             except RoomError as refused:
@@ -492,6 +604,9 @@ class LiveRooms:
                 return
             if acted:
                 await self.publish(code)
+                if self.broadcast.shared:
+                    room = await run_in_threadpool(self.service.load, code)
+                    await self._announce_version(code, room.version)
                 continue
             if code in self._bot_rerun:
                 self._bot_rerun.discard(code)
@@ -506,6 +621,7 @@ class LiveRooms:
             room = changed if changed is not None else await run_in_threadpool(self.service.load, code)
         except RoomError:
             return
+        await self._announce_version(code, room.version)
         if room.status == "playing" and any(seat.played_by_bot for seat in room.seats):
             self.kick_bots(code)
 

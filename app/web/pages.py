@@ -490,7 +490,7 @@ async def chat(
         )
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
-    live.push_chat(code, chat_push(snapshot.game, code, line))
+    await live.share_chat(code, snapshot.game, line)
     response: Response = (
         Response(status_code=204)
         if is_htmx(request)
