@@ -75,15 +75,27 @@ def join_list(locale: str, items: Iterable[str]) -> str:
     return LIST_SEPARATORS.get(locale, ", ").join(items)
 
 
+def format_event(locale: str, event: Mapping[str, Any], name_of: Any, game_package: str | None = None) -> str:
+    """One game-log event in a reader's language, in the plural form its ``count`` asks for."""
+    return format_message(locale, event["text"], event["params"], name_of, game_package, event.get("plural"))
+
+
 def format_message(
-    locale: str, text: str, params: Mapping[str, Any], name_of: Any, game_package: str | None = None
+    locale: str,
+    text: str,
+    params: Mapping[str, Any],
+    name_of: Any,
+    game_package: str | None = None,
+    plural: str | None = None,
 ) -> str:
     """Translate an engine message and fill its ``{placeholders}``.
 
     A param ``{"seat": n}`` becomes the seat's display name; string params are translated too
-    (engines pass N_-marked names such as tile or colour names).
+    (engines pass N_-marked names such as tile or colour names). With ``plural`` (a log text made
+    with ``NP_``) the language's form for ``params["count"]`` is used.
     """
-    gettext = translations(locale, game_package).gettext
+    catalogue = translations(locale, game_package)
+    gettext = catalogue.gettext
     filled: dict[str, Any] = {}
     for key, value in params.items():
         if isinstance(value, dict) and set(value) == {"seat"}:
@@ -106,10 +118,16 @@ def format_message(
             filled[key] = f"{value:,}"  # exact to the last digit, grouped for reading
         else:
             filled[key] = value
+    if plural is not None:
+        count = params.get("count")
+        chosen = catalogue.ngettext(text, plural, count if isinstance(count, int) else 2)
+        english = text if count == 1 else plural
+    else:
+        chosen, english = gettext(text), text
     try:
-        return gettext(text).format(**filled)
+        return chosen.format(**filled)
     except (KeyError, IndexError, ValueError):
-        return text.format(**filled) if _formats(text, filled) else text
+        return english.format(**filled) if _formats(english, filled) else english
 
 
 def _formats(text: str, params: Mapping[str, Any]) -> bool:

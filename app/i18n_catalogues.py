@@ -21,7 +21,7 @@ from app.games.registry import ENGINES, package_of
 
 APP = Path(__file__).resolve().parent
 ROOT = APP.parent
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "NP_": (1, 2)}
 TRANSLATED_LOCALES = ("zh_Hant", "zh_Hans")
 
 

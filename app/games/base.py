@@ -303,15 +303,32 @@ def copy_state(state: State) -> State:
     return copy.deepcopy(state)
 
 
+def NP_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a log text that has plural forms, chosen by its ``count`` param in each language:
+    ``log_event(state, NP_("{seat} scores {count} point.", "{seat} scores {count} points."), count=n)``."""
+    return singular, plural
+
+
 def log_event(
-    state: State, text: str, to: list[int] | None = None, not_to: list[int] | None = None, **params: Any
+    state: State,
+    text: str | tuple[str, str],
+    to: list[int] | None = None,
+    not_to: list[int] | None = None,
+    **params: Any,
 ) -> None:
     """Append a game-log event: for the seats ``to``, or public (spectators included) but for ``not_to``.
 
     ``not_to`` serves the common split where a few seats read a detailed line and everyone else,
-    spectators too, a redacted one.
+    spectators too, a redacted one. A text made with ``NP_`` is stored with its plural
+    (``"plural"``) and needs a ``count`` param.
     """
-    event: dict[str, Any] = {"text": text, "params": params, "to": to}
+    event: dict[str, Any]
+    if isinstance(text, tuple):
+        if "count" not in params:
+            raise ValueError(f"a plural log text needs a count: {text[0]!r}")
+        event = {"text": text[0], "plural": text[1], "params": params, "to": to}
+    else:
+        event = {"text": text, "params": params, "to": to}
     if not_to:
         event["not_to"] = list(not_to)
     state["events"].append(event)

@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
-from app.i18n import format_message
+from app.i18n import format_event, format_message
 from app.rooms import Forbidden, RoomError, RoomSnapshot
 from app.web.deps import chat_author_of, chosen_clock, get_app_settings, get_live, get_service, resume_url
 from app.web.limits import client_key
@@ -388,8 +388,9 @@ async def game_log(request: Request, code: str) -> Any:
     return {
         "events": [
             {
-                "text": format_message("en", event["text"], event["params"], snapshot.name_of),
+                "text": format_event("en", event, snapshot.name_of),
                 "message": event["text"],
+                **({"plural": event["plural"]} if "plural" in event else {}),
                 "params": event["params"],
             }
             for event in events

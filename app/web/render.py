@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from app.games.base import Engine, State, visible_events
 from app.games.registry import package_of
-from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_message, join_list, translations
+from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_event, format_message, join_list, translations
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
@@ -405,7 +405,7 @@ def render_regions(
 def event_line(event: dict[str, Any], locale: str, game_id: str, name_of: Callable[[int], str]) -> str:
     """One game-log line (the same for every viewer allowed to read it); a line opening a round or a
     turn (the game's ``log_headings``) is a heading for the lines after it."""
-    text = format_message(locale, event["text"], event["params"], name_of, package_of(game_id))
+    text = format_event(locale, event, name_of, package_of(game_id))
     if event["text"] in _log_headings(game_id):
         return f'<li class="log-heading">{escape(text)}</li>'
     return f"<li>{escape(text)}</li>"

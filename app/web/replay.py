@@ -19,7 +19,7 @@ from starlette.datastructures import UploadFile
 
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES, package_of
-from app.i18n import format_message
+from app.i18n import format_event, format_message
 from app.replay import (
     RECORD_MAX_BYTES,
     GameRecord,
@@ -127,7 +127,7 @@ def frame_context(
     ]
     regions[EVENTS] = events_region(reversed(lines), locale)
     latest = [
-        format_message(locale, event["text"], event["params"], table.name_of, package_of(snapshot.game))
+        format_event(locale, event, table.name_of, package_of(snapshot.game))
         for event in replay.step_events(step, seat)
     ]
     return {

@@ -6,14 +6,15 @@ from __future__ import annotations
 import inspect
 import random
 import re
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from app.games.base import visible_events
+from app.games.base import NP_, log_event, visible_events
 from app.games.registry import ENGINES
-from app.i18n import format_message, join_list
+from app.i18n import format_event, format_message, join_list
 from app.web.app import create_app
 from app.web.render import event_line, events_added, events_region, render_seat_html
 
@@ -96,3 +97,26 @@ def test_names_are_listed_as_each_language_lists_them() -> None:
     assert format_message("en", "{seats} tied.", params, names.get) == "Ann, Bob tied."
     assert format_message("zh_Hant", "{seats} tied.", params, names.get).startswith("Ann、Bob")
     assert join_list("zh_Hans", ["甲", "乙", "丙"]) == "甲、乙、丙"
+
+
+def test_a_log_line_takes_the_plural_form_its_count_asks_for() -> None:
+    state: dict[str, Any] = {"events": []}
+    log_event(
+        state,
+        NP_("{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."),
+        seat={"seat": 0},
+        count=1,
+    )
+    log_event(
+        state,
+        NP_("{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."),
+        seat={"seat": 0},
+        count=6,
+    )
+    names = {0: "Ann"}.get
+    one, six = state["events"]
+    assert format_event("en", one, names, "basari") == "Ann performs B and scores 1 point."
+    assert format_event("en", six, names, "basari") == "Ann performs B and scores 6 points."
+    assert format_event("zh_Hant", six, names, "basari") == "Ann 執行 B，得到 6 分。"
+    with pytest.raises(ValueError):
+        log_event(state, NP_("{count} gem", "{count} gems"))

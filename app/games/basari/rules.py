@@ -28,13 +28,25 @@ from app.games.basari.data import (
     Gems,
     action_cards,
 )
-from app.games.base import N_, Action, IllegalAction, Result, State
+from app.games.base import N_, NP_, Action, IllegalAction, Result, State
 
-MAJORITY_EVENTS: dict[str, str] = {
-    "red": N_("{seat} leads red with {count} gems: {points} points, returns {returned}."),
-    "yellow": N_("{seat} leads yellow with {count} gems: {points} points, returns {returned}."),
-    "green": N_("{seat} leads green with {count} gems: {points} points, returns {returned}."),
-    "blue": N_("{seat} leads blue with {count} gems: {points} points, returns {returned}."),
+MAJORITY_EVENTS: dict[str, tuple[str, str]] = {
+    "red": NP_(
+        "{seat} leads red with {count} gem: {points} points, returns {returned}.",
+        "{seat} leads red with {count} gems: {points} points, returns {returned}.",
+    ),
+    "yellow": NP_(
+        "{seat} leads yellow with {count} gem: {points} points, returns {returned}.",
+        "{seat} leads yellow with {count} gems: {points} points, returns {returned}.",
+    ),
+    "green": NP_(
+        "{seat} leads green with {count} gem: {points} points, returns {returned}.",
+        "{seat} leads green with {count} gems: {points} points, returns {returned}.",
+    ),
+    "blue": NP_(
+        "{seat} leads blue with {count} gem: {points} points, returns {returned}.",
+        "{seat} leads blue with {count} gems: {points} points, returns {returned}.",
+    ),
 }
 RAISE_CONSTRAINT = N_(
     "Your offer must beat the current one: more gems, "
@@ -252,7 +264,10 @@ def perform(state: State, seat: int, card: str) -> None:
     if card == "B":
         state["scores"][seat] += top["points"]
         base.log_event(
-            state, N_("{seat} performs B and scores {points} points."), seat=who, points=top["points"]
+            state,
+            NP_("{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."),
+            seat=who,
+            count=top["points"],
         )
         return
     received = {c: min(top["gems"][c], state["bank"][c]) for c in COLOURS}

@@ -80,7 +80,7 @@ def test_actions_resolve_in_order_a_then_b_then_c() -> None:
     order = [t for t in texts(state) if "performs" in t]
     assert order[:3] == [
         "{seat} performs A and adds a market card (workers {workers}).",
-        "{seat} performs B and scores {points} points.",
+        "{seat} performs B and scores {count} point.",
         "{seat} performs C and takes {gems} from the bank.",
     ]
 
