@@ -25,12 +25,39 @@ from app.games.registry import ENGINES  # noqa: E402
 from app.migrate import upgrade_to_head  # noqa: E402
 from app.rooms import RoomService  # noqa: E402
 from tests.platform.toy_game import TOY  # noqa: E402
+from tests.scale.services import ServiceUrls, fresh_database, running_services, stop_services  # noqa: E402
 from tests.support import ROOT, free_port, start_server  # noqa: E402
+
+DATABASES = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests marked ``both_databases`` run once on SQLite and once on PostgreSQL."""
+    if "database_url" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_databases"):
+        metafunc.parametrize("database_url", DATABASES, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def scale_services() -> Iterator[ServiceUrls]:
+    """PostgreSQL and Redis for the tests (see tests/scale/services.py), stopped at the session's end
+    if this session started them."""
+    yield running_services()
+    stop_services()
+
+
+@pytest.fixture(scope="session")
+def postgres_server(scale_services: ServiceUrls) -> str:
+    return scale_services.postgres
 
 
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'bourse.db'}"
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database: SQLite in a file, or (``both_databases``) a new PostgreSQL database."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        yield f"sqlite:///{tmp_path / 'bourse.db'}"
+        return
+    with fresh_database(request.getfixturevalue("postgres_server")) as url:
+        yield url
 
 
 @pytest.fixture

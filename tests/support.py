@@ -22,14 +22,15 @@ def free_port() -> int:
 
 
 def start_server(
-    database: Path, port: int, bot_delay: float = 0.0, log: IO[bytes] | int = subprocess.DEVNULL
+    database: Path | str, port: int, bot_delay: float = 0.0, log: IO[bytes] | int = subprocess.DEVNULL
 ) -> subprocess.Popen[bytes]:
-    """Start ``python -m app`` on 127.0.0.1:port and wait until /healthz answers."""
+    """Start ``python -m app`` on 127.0.0.1:port and wait until /healthz answers (``database``: a
+    SQLite file, or a database URL)."""
     env = {
         **os.environ,
         "HOST": "127.0.0.1",
         "PORT": str(port),
-        "BOURSE_DATABASE_URL": f"sqlite:///{database}",
+        "BOURSE_DATABASE_URL": database if isinstance(database, str) else f"sqlite:///{database}",
         "BOURSE_BOT_DELAY": str(bot_delay),
         "BOURSE_BOT_WINDOW_DELAY": "0",
     }

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import random
 import signal
-from pathlib import Path
 
 import httpx
+import pytest
 
 from app.games.base import random_legal_action
 from tests.support import free_port, start_server
 
 
-def test_a_killed_server_keeps_every_acknowledged_action(tmp_path: Path) -> None:
-    database, port = tmp_path / "bourse.db", free_port()
+@pytest.mark.both_databases
+def test_a_killed_server_keeps_every_acknowledged_action(database_url: str) -> None:
+    database, port = database_url, free_port()
     base = f"http://127.0.0.1:{port}/api"
     rng = random.Random(5)
     client = httpx.Client(

@@ -143,6 +143,7 @@ def test_two_processes_on_one_database_do_not_double_apply(database_url: str, to
     assert second.load(code).version == version + 1
 
 
+@pytest.mark.both_databases
 def test_replay_of_the_log_equals_the_stored_state(service: RoomService, toy_game: str) -> None:
     code, _ = started_room(service, toy_game)
     for _round in range(3):

@@ -6,6 +6,7 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from alembic import command
 from sqlalchemy import create_engine, text
 
@@ -13,6 +14,8 @@ from app.db import Database
 from app.games.registry import ENGINES
 from app.migrate import alembic_config, upgrade_to_head
 from app.rooms import RECENT_EVENTS, RoomService, dumps
+
+pytestmark = pytest.mark.both_databases  # those that take a database_url run on PostgreSQL too
 
 
 def bot_room(service: RoomService, game: str, players: int, steps: int) -> str:
