@@ -100,6 +100,8 @@ def format_message(
     for key, value in params.items():
         if isinstance(value, dict) and set(value) == {"seat"}:
             filled[key] = name_of(value["seat"])
+        elif isinstance(value, dict) and set(value) == {"counted"}:  # base.counted: "2R 1B", units translated
+            filled[key] = " ".join(f"{count}{gettext(unit)}" for count, unit in value["counted"]) or "0"
         elif isinstance(value, str):
             filled[key] = gettext(value)
         elif isinstance(value, list):

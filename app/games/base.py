@@ -70,7 +70,15 @@ class IllegalAction(Exception):
 def _plain(value: Any) -> Any:
     if isinstance(value, dict) and set(value) == {"seat"}:
         return f"seat {value['seat'] + 1}"
+    if isinstance(value, dict) and set(value) == {"counted"}:
+        return " ".join(f"{count}{unit}" for count, unit in value["counted"]) or "0"
     return value
+
+
+def counted(pairs: list[tuple[int, str]]) -> dict[str, list[list[Any]]]:
+    """An event/message param such as ``2R 1B``: counts with short units (N_-marked letters) that each
+    language writes its own way (``2紅 1藍``); no pairs reads ``0``."""
+    return {"counted": [[count, unit] for count, unit in pairs]}
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from app.games.base import NP_, log_event, visible_events
+from app.games.base import NP_, counted, log_event, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_event, format_message, join_list
 from app.web.app import create_app
@@ -120,3 +120,15 @@ def test_a_log_line_takes_the_plural_form_its_count_asks_for() -> None:
     assert format_event("zh_Hant", six, names, "basari") == "Ann 執行 B，得到 6 分。"
     with pytest.raises(ValueError):
         log_event(state, NP_("{count} gem", "{count} gems"))
+
+
+def test_counted_units_are_written_in_each_language() -> None:
+    """Basari's gem lists: '2R 1B' in English, with each language's letters in Chinese."""
+    gems = counted([(2, "R"), (1, "B")])
+    names = {0: "Ann"}.get
+    params = {"seat": {"seat": 0}, "gems": gems}
+    text = "{seat} performs C and takes {gems} from the bank."
+    assert format_message("en", text, params, names, "basari") == "Ann performs C and takes 2R 1B from the bank."
+    assert "2紅 1藍" in format_message("zh_Hant", text, params, names, "basari")
+    assert "2红 1蓝" in format_message("zh_Hans", text, params, names, "basari")
+    assert format_message("en", "{gems}", {"gems": counted([])}, names) == "0"

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.games.base import N_
+
 GAME_ID = "basari"
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 
 COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")  # by value, highest first
-COLOUR_LETTERS: dict[str, str] = {"red": "R", "yellow": "Y", "green": "G", "blue": "B"}
+COLOUR_LETTERS: dict[str, str] = {"red": N_("R"), "yellow": N_("Y"), "green": N_("G"), "blue": N_("B")}
 GEMS_PER_COLOUR = 22
 START_GEMS_PER_COLOUR = 3
 ROUNDS = 3

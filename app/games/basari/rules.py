@@ -70,10 +70,9 @@ def offer_key(gems: Gems) -> tuple[int, ...]:
     return (gem_total(gems), *(gems[c] for c in COLOURS))
 
 
-def format_gems(gems: Gems) -> str:
-    """A language-neutral gem list such as ``2R 1B`` (the UI shows colour and letter together)."""
-    parts = [f"{gems[c]}{COLOUR_LETTERS[c]}" for c in COLOURS if gems[c]]
-    return " ".join(parts) if parts else "0"
+def format_gems(gems: Gems) -> dict[str, Any]:
+    """A gem list for a message, such as ``2R 1B`` (``2紅 1藍`` in Chinese: each language its letters)."""
+    return base.counted([(gems[c], COLOUR_LETTERS[c]) for c in COLOURS if gems[c]])
 
 
 def workers(state: State, seat: int) -> int:
