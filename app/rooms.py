@@ -875,8 +875,12 @@ class RoomService:
                 ):
                     return None
                 rng = random.Random(f"{room.seed}/timeout/{room.version}/{seat}")
+                strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # as the seat's bot would play
+                view = room.engine.view(room.core, seat)  # the bot gets this seat's view, never the state
                 try:
-                    action = room.engine.bot_action(room.core, seat, rng)
+                    action = safe_decision(
+                        room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget
+                    )
                     after = self._apply(session, room, seat, action, timed_out=True, away=away)
                 except Unprocessable:
                     log.exception(
