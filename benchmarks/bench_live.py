@@ -1,8 +1,8 @@
 """The live-path load benchmark (issue 8): rooms full of live tabs, one action per room every 5 s.
 
 Run: ``.venv/bin/python -m benchmarks.bench_live [--rooms 100,500,1000,2000,3000] [--seconds 30]
-[--mode form|api] [--flood 1000] [--game qe]``. It prints figures and asserts nothing; see
-BENCHMARKS.md for what each figure means.
+[--mode form|api] [--flood 1000] [--game qe] [--processes 2]``. It prints figures and asserts nothing;
+see BENCHMARKS.md for what each figure means.
 
 For each room count it starts the server as a user does (``python -m app``, one process, a fresh
 temporary SQLite database), sets up the rooms over the JSON API (not measured), opens one WebSocket
@@ -12,6 +12,13 @@ one real game action every ``--interval`` seconds (random phase per room), by th
 until every tab of the room has the new version. The floor (``benchmarks/floor_server.py``) is driven
 by the same client in the same run. ``--flood N`` adds the spectator flood. Loopback only; every wait
 is bounded; the servers are killed at the end, also on errors and Ctrl-C.
+
+``--processes 2`` (issue 13) runs two app processes on one PostgreSQL and one Redis (a fresh database
+on the server ``--postgres`` names, default ``$BOURSE_TEST_POSTGRES_URL``; ``--redis``, default
+``$BOURSE_TEST_REDIS_URL``; ``scripts/services start`` starts both): the actions go to the first,
+and each room's tabs alternate between the two, so every change reaches half its tabs through Redis.
+``--processes 1 --postgres URL`` is the same single process on PostgreSQL, to compare like with like.
+Server CPU and memory are the app processes' sums (PostgreSQL's and Redis's own are not counted).
 """
 
 from __future__ import annotations
@@ -42,10 +49,13 @@ from typing import Any
 import uvloop
 
 from benchmarks.live_client import (
+    SEAT_COOKIE_PREFIX,
     Bucket,
     Client,
     Http,
     HttpError,
+    Tab,
+    handshake,
     merge_buckets,
     percentile,
     raise_open_files_limit,
@@ -78,6 +88,9 @@ class Options:
     setup_timeout: float = 900.0
     seed: str = "bench"
     server_dir: str | None = None  # run ``python -m app`` from this checkout (default: this one)
+    processes: int = 1  # app processes (more than one: on PostgreSQL and Redis)
+    postgres: str | None = None  # a PostgreSQL server's URL: each run gets a fresh database on it
+    redis: str | None = None
     label: str | None = None  # the commit column (default: ``git rev-parse --short HEAD`` of the server)
 
 
@@ -133,7 +146,9 @@ def _child_setup() -> None:
 class Server:
     """``python -m app`` (or the floor) on a free loopback port, with its own temporary database."""
 
-    def __init__(self, target: str, folder: Path, server_dir: str | None = None) -> None:
+    def __init__(
+        self, target: str, folder: Path, server_dir: str | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.target = target
         self.port = free_port()
         self.database = folder / "bench.db"
@@ -153,6 +168,7 @@ class Server:
             "BOURSE_RATE_CONNECT": "off",
             "BOURSE_MAX_SOCKETS_PER_CLIENT": "0",
             "BOURSE_MAX_SOCKETS_PER_ROOM": "0",
+            **(env or {}),
         }
         # The log goes to a pipe, not a file, so the server's write_bytes count only the database.
         self.process = subprocess.Popen(
@@ -228,8 +244,94 @@ def running(target: str, server_dir: str | None = None) -> Iterator[Server]:
             server.stop()
 
 
+def _libpq(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+@contextlib.contextmanager
+def fresh_postgres_database(server_url: str) -> Iterator[str]:
+    """A new database on the PostgreSQL server (dropped afterwards); its URL."""
+    import psycopg
+
+    name = f"bench_{os.getpid()}_{int(time.time() * 1000)}"
+    with psycopg.connect(_libpq(server_url), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield server_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(_libpq(server_url), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def running_bourse(options: Options) -> Iterator[list[Server]]:
+    """Bourse as the options ask: one process on SQLite (the default), or ``processes`` processes on
+    a fresh PostgreSQL database (and Redis when more than one), started one after the other."""
+    if options.processes == 1 and not options.postgres:
+        with running("bourse", options.server_dir) as server:
+            yield [server]
+        return
+    if not options.postgres or (options.processes > 1 and not options.redis):
+        raise SystemExit("--processes 2 needs --postgres and --redis (scripts/services start gives both)")
+    with (
+        tempfile.TemporaryDirectory(prefix="bench_live_") as folder,
+        fresh_postgres_database(options.postgres) as database,
+    ):
+        env = {"BOURSE_DATABASE_URL": database, "BOURSE_BROADCAST_URL": options.redis or ""}
+        if options.processes == 1:
+            env["BOURSE_BROADCAST_URL"] = ""
+        servers: list[Server] = []
+        try:
+            for number in range(options.processes):
+                servers.append(Server("bourse", Path(folder) / str(number), options.server_dir, env))
+            yield servers
+        finally:
+            for server in servers:
+                server.stop()
+
+
 # --------------------------------------------------------------------------- workers (sweep)
-def _client(options: Options, target: str, port: int, rooms: int) -> Client:
+class SplitClient(Client):
+    """A client whose tabs alternate between several processes' ports (seat by seat, shifted by the
+    room), while its requests go to the first."""
+
+    def __init__(self, ports: list[int], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ports = ports
+
+    async def open_tab(self, room: Any, seat: int | None, timeout: float, limited: bool = True) -> Any:
+        port = self.ports[((seat or 0) + room.index) % len(self.ports)]
+        cookie = None if seat is None else f"{SEAT_COOKIE_PREFIX}{room.code}={room.tokens[seat]}"
+        tab = Tab(room, seat, handshake(self.host, port, self.tab_path(room), cookie))
+        room.tabs.append(tab)
+        loop = asyncio.get_running_loop()
+        async with contextlib.AsyncExitStack() as stack:
+            if limited:
+                await stack.enter_async_context(self.connect_slots)
+            async with asyncio.timeout(timeout):
+                await loop.create_connection(lambda: tab, self.host, port)
+                await tab.opened
+        return tab
+
+
+def _client(options: Options, target: str, port: int | list[int], rooms: int) -> Client:
+    ports = port if isinstance(port, list) else [port]
+    if len(ports) > 1:
+        return SplitClient(
+            ports,
+            target,
+            HOST,
+            ports[0],
+            http_limit=min(4096, rooms + 16),
+            mode=options.mode,
+            game=options.game,
+            players=options.players,
+            interval=options.interval,
+            lost_after=options.lost_after,
+            http_timeout=options.http_timeout,
+            seed=options.seed,
+        )
+    port = ports[0]
     return Client(
         target,
         HOST,
@@ -252,7 +354,12 @@ def _cpu_self() -> float:
 
 
 def worker_main(
-    conn: Any, options: dict[str, Any], target: str, port: int, indices: list[int], deadline: float
+    conn: Any,
+    options: dict[str, Any],
+    target: str,
+    port: int | list[int],
+    indices: list[int],
+    deadline: float,
 ) -> None:
     """One client process: sets up its share of rooms, then acts from the start time it is sent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
@@ -262,7 +369,7 @@ def worker_main(
 
 
 async def _worker(
-    conn: Any, options: Options, target: str, port: int, indices: list[int], deadline: float
+    conn: Any, options: Options, target: str, port: int | list[int], indices: list[int], deadline: float
 ) -> None:
     client = _client(options, target, port, len(indices))
     try:
@@ -303,6 +410,11 @@ async def _worker(
         await client.shutdown()
 
 
+def sum_of(figure: Any, servers: list[Server]) -> Any:
+    """One /proc figure summed over the servers' processes."""
+    return sum(figure(server.pid) for server in servers)
+
+
 def _receive(conn: Any, deadline: float) -> tuple[str, Any]:
     if not conn.poll(max(0.0, deadline - time.monotonic())):
         return ("timeout", None)
@@ -325,7 +437,13 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         "seconds": options.seconds,
     }
     context = multiprocessing.get_context("spawn")
-    with running(target, options.server_dir) as server:
+    if target == "bourse" and (options.processes > 1 or options.postgres):
+        report["processes"] = options.processes
+        report["database"] = "postgresql"
+    with running_bourse(options) if target == "bourse" else running(target, options.server_dir) as started:
+        servers = started if isinstance(started, list) else [started]
+        server = servers[0]
+        ports: int | list[int] = [one.port for one in servers] if len(servers) > 1 else server.port
         setup_deadline = time.monotonic() + options.setup_timeout
         workers = max(1, min(options.workers, rooms))
         shares = [list(range(rooms))[number::workers] for number in range(workers)]
@@ -335,7 +453,7 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
                 parent, child = context.Pipe()
                 process = context.Process(
                     target=worker_main,
-                    args=(child, asdict(options), target, server.port, share, setup_deadline),
+                    args=(child, asdict(options), target, ports, share, setup_deadline),
                     daemon=True,
                 )
                 process.start()
@@ -354,19 +472,20 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
             for pipe in pipes:
                 pipe.send(("go", start))
             _sleep_until(start)
-            cpu0, io = proc_cpu_seconds(server.pid), [proc_write_bytes(server.pid)]
+            cpu0, io = sum_of(proc_cpu_seconds, servers), [sum_of(proc_write_bytes, servers)]
             machine0 = machine_busy_seconds()
             size0 = server.database_bytes()
             for third in (1, 2):
                 _sleep_until(start + options.seconds * third / 3)
-                io.append(proc_write_bytes(server.pid))
+                io.append(sum_of(proc_write_bytes, servers))
             end_deadline = start + options.seconds + options.http_timeout + options.lost_after + 20
             results = [_receive(pipe, end_deadline) for pipe in pipes]
             ended = time.monotonic()
-            io.append(proc_write_bytes(server.pid))
-            cpu = proc_cpu_seconds(server.pid) - cpu0
+            io.append(sum_of(proc_write_bytes, servers))
+            cpu = sum_of(proc_cpu_seconds, servers) - cpu0
             machine = machine_busy_seconds() - machine0
-            rss, peak = proc_memory_mb(server.pid)
+            memory = [proc_memory_mb(one.pid) for one in servers]
+            rss, peak = sum(rss for rss, _ in memory), sum(peak for _, peak in memory)
             growth = server.database_bytes() - size0
         finally:
             for pipe in pipes:
@@ -401,10 +520,14 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         report["others_busy"] = max(0.0, machine - cpu - report["client_cpu_s"]) / elapsed
         report["cpu_ms_per_action"] = cpu * 1000 / accepted if accepted else None
         report["rss_mb"], report["rss_peak_mb"] = rss, peak
-        report["server_error_lines"] = server.error_lines
-        if server.error_lines:
-            report["log_tail"] = list(server.log_tail)[-10:]
-        if target == "bourse":
+        report["server_error_lines"] = sum(one.error_lines for one in servers)
+        if report["server_error_lines"]:
+            report["log_tail"] = [line for one in servers for line in list(one.log_tail)[-10:]]
+        if target == "bourse" and report.get("database") == "postgresql":
+            report["db_source"] = "postgresql (its own writes: not counted)"
+            report["db_bytes_per_action"] = None
+            report["db_bytes_per_action_thirds"] = [None, None, None]
+        elif target == "bourse":
             total = sum(written)
             report["db_source"] = "write_bytes" if total else "db+wal growth"
             if not total:
@@ -597,6 +720,9 @@ def revision(folder: str | Path = ROOT) -> str:
 def describe(report: dict[str, Any]) -> str:
     """A readable block with every figure of one run."""
     name = TARGETS[report["target"]]
+    if report.get("database") == "postgresql":
+        several = report["processes"] > 1
+        name += f" ({report['processes']} process{'es' if several else ''}, PostgreSQL{' + Redis' if several else ''})"
     mode = f" {report['mode']}" if report["target"] == "bourse" else ""
     head = f"{name}{mode} · {report['rooms']} rooms × 5 tabs · {report['seconds']:.0f} s"
     if "failed" in report and "accepted" not in report:
@@ -824,6 +950,15 @@ def parse(argv: list[str] | None = None) -> Options:
     )
     parser.add_argument("--preplay", type=int, default=0, help="unmeasured moves per room before the window")
     parser.add_argument("--server-dir", help="run the server from this checkout (e.g. an exported commit)")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="app processes (2: on --postgres and --redis; default 1)"
+    )
+    parser.add_argument(
+        "--postgres",
+        help="PostgreSQL server URL, a fresh database per run (default with --processes 2: "
+        "$BOURSE_TEST_POSTGRES_URL; with 1 process: SQLite unless given)",
+    )
+    parser.add_argument("--redis", help="Redis URL (default with --processes 2: $BOURSE_TEST_REDIS_URL)")
     parser.add_argument("--label", help="what the commit column says (default: the server checkout's commit)")
     parser.add_argument(
         "--setup-timeout", type=float, default=900.0, help="cap of set-up per run (default 900 s)"
@@ -849,7 +984,15 @@ def parse(argv: list[str] | None = None) -> Options:
         setup_timeout=arguments.setup_timeout,
         server_dir=arguments.server_dir,
         label=arguments.label,
+        processes=arguments.processes,
+        postgres=arguments.postgres or several(arguments.processes, "BOURSE_TEST_POSTGRES_URL"),
+        redis=arguments.redis or several(arguments.processes, "BOURSE_TEST_REDIS_URL"),
     )
+
+
+def several(processes: int, variable: str) -> str | None:
+    """The service ``scripts/services`` started, when several processes need it."""
+    return os.environ.get(variable) if processes > 1 else None
 
 
 def _terminate(signum: int, _frame: Any) -> None:
