@@ -20,7 +20,7 @@ from app.games.base import Budget, State, random_legal_action
 from app.games.registry import ENGINES
 
 GAMES = sorted(ENGINES)
-STRENGTH_GAMES = 40  # per game and pairing: ~10-40 s a game on one core
+STRENGTH_GAMES = 200  # per game and pairing: "a few hundred" games, 5-35 s a game here
 
 
 @pytest.mark.parametrize("game", GAMES)
