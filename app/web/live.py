@@ -103,7 +103,11 @@ class Tab:
 
 
 def make_table(
-    snapshot: RoomSnapshot, seat: int | None, connected: frozenset[int], away: frozenset[int] = frozenset()
+    snapshot: RoomSnapshot,
+    seat: int | None,
+    connected: frozenset[int],
+    away: frozenset[int] = frozenset(),
+    match: Any = None,
 ) -> Table:
     result = snapshot.result
     return Table(
@@ -130,6 +134,7 @@ def make_table(
         result=result.to_json() if result is not None else None,
         next_code=snapshot.next_code,
         capacity=snapshot.players,
+        match=match,
     )
 
 
@@ -149,7 +154,8 @@ class Viewer:
         self.snapshot = snapshot
         self.seat = seat
         self.locale = locale
-        self.table = make_table(snapshot, seat, connected, away)
+        match = room.match_of(snapshot) if room.match_of is not None else None
+        self.table = make_table(snapshot, seat, connected, away, match)
         info = snapshot.seat(seat)
         context = seat_context(
             snapshot.engine,
@@ -200,6 +206,7 @@ class RoomLive:
     viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
     latest: RoomSnapshot | None = None  # the snapshot last published
+    match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (RoomService.match_score)
 
     def connected(self) -> frozenset[int]:
         return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
@@ -365,7 +372,7 @@ class LiveRooms:
 
     async def join(self, code: str, tab: Tab) -> None:
         """A tab opens: it gets its page; the others hear of it only if a seat came online."""
-        room = self.rooms.setdefault(code, RoomLive())
+        room = self.rooms.setdefault(code, RoomLive(match_of=self.service.match_score))
         new_here = tab.seat is not None and tab.seat not in room.connected()
         newly_present = new_here and tab.seat not in self._present_elsewhere(code)
         room.tabs.add(tab)
@@ -473,7 +480,7 @@ class LiveRooms:
 
     def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
         """A room page's regions (its tab connects later with the page's version)."""
-        room = self.rooms.get(snapshot.code) or RoomLive()
+        room = self.rooms.get(snapshot.code) or RoomLive(match_of=self.service.match_score)
         connected = self.connected(snapshot.code) | (frozenset() if seat is None else frozenset({seat}))
         away = self.away(snapshot.code, snapshot, connected)
         return Viewer(room, snapshot, seat, locale, connected, away).page_regions()

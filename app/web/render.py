@@ -119,6 +119,7 @@ class Table:
     result: dict[str, Any] | None
     next_code: str | None
     capacity: int
+    match: Any = None  # the group's running score over its games in a row (rooms.MatchScore), if any
 
     def name_of(self, seat: int) -> str:
         for player in self.players:
@@ -189,6 +190,7 @@ def seat_context(
         "act_url": f"/r/{table.code}/act",
         "t": t,
         "your_move": seat is not None and seat in table.to_act,
+        "match": table.match,
     }
     return SeatContext(values, view, {"name": names, "names": names, "t": names})
 

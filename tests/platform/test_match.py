@@ -134,6 +134,7 @@ def test_in_the_browser_each_person_takes_their_seat_in_the_new_room(
     assert page.status_code == 200
     seats = re.findall(r'<li class="(seat[^"]*)".*?</li>', page.text, re.S)
     assert len(seats) == 3 and "you" in seats[1].split() and "you" not in seats[0].split()
+    assert "Match score after 1 game" in page.text and "Cy</span>: 1 win" in page.text  # the room's status
     stranger = TestClient(client.app)
     watched = stranger.post(f"/r/{code}/rematch", follow_redirects=False)
     assert watched.headers["location"] == f"/r/{code}" and not stranger.cookies.get(seat_cookie(new_code))
