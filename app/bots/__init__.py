@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 from typing import Any
 
@@ -24,6 +25,7 @@ from app.games.base import (
 )
 
 log = logging.getLogger(__name__)
+GRACE = 1.5  # a decision may run this many budgets before the table stops waiting for it
 
 __all__ = ["DEFAULT_STRENGTH", "STRENGTHS", "Budget", "fits", "safe_decision", "strength_of"]
 
@@ -78,15 +80,30 @@ def safe_decision(
 ) -> Action:
     """The bot's move if it gives a fitting one in time, else a random legal action."""
     budget = budget or Budget()
+    fallback = random.Random()
+    fallback.setstate(rng.getstate())  # a copy: the bot's own draws (in its thread) leave it alone
+    outcome: list[Action | Exception] = []
+
+    def think() -> None:
+        try:
+            outcome.append(engine.decide(view, seat, legal, rng, strength_of(strength), budget))
+        except Exception as error:  # a bot bug must cost a move, never the table
+            outcome.append(error)
+
     started = time.perf_counter()
-    try:
-        action = engine.decide(view, seat, legal, rng, strength_of(strength), budget)
-    except Exception:  # a bot bug must cost a move, never the table
-        log.exception("the %s bot of %r failed; playing at random", strength, engine)
-        return random_legal_action(legal, rng)
+    thinker = threading.Thread(target=think, name=f"bot-{strength}", daemon=True)
+    thinker.start()
+    thinker.join(GRACE * budget.seconds)
+    if not outcome:  # over time: the table moves on; the thread's answer, when it comes, is dropped
+        log.warning("the %s bot of %r overran its %.2f s; playing at random", strength, engine, budget.seconds)
+        return random_legal_action(legal, fallback)
+    action = outcome[0]
+    if isinstance(action, Exception):
+        log.error("the %s bot of %r failed; playing at random", strength, engine, exc_info=action)
+        return random_legal_action(legal, fallback)
     spent = time.perf_counter() - started
-    if spent > 2 * budget.seconds:
-        log.warning("the %s bot of %r took %.2f s (budget %.2f s)", strength, engine, spent, budget.seconds)
+    if spent > budget.seconds:
+        log.info("the %s bot of %r took %.2f s (budget %.2f s)", strength, engine, spent, budget.seconds)
     if not fits(action, legal):
         log.warning(
             "the %s bot of %r chose %r, outside its legal actions; playing at random",
@@ -94,5 +111,5 @@ def safe_decision(
             engine,
             action,
         )
-        return random_legal_action(legal, rng)
+        return random_legal_action(legal, fallback)
     return action

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -133,6 +134,33 @@ def test_a_failing_bot_costs_a_random_legal_move_not_the_table() -> None:
     action = safe_decision(broken, broken.engine.view(state, seat), seat, legal, random.Random(1))  # type: ignore[arg-type]
     assert action == random_legal_action(legal, random.Random(1))
     broken.engine.apply(state, seat, action)
+
+
+class SlowBot(BrokenBot):
+    """A bot that thinks far past its budget."""
+
+    def decide(self, *args: Any) -> Any:
+        time.sleep(3)
+        return {"type": "nothing"}
+
+
+def test_a_bot_over_its_time_budget_costs_a_random_legal_move_not_a_stalled_table() -> None:
+    slow = SlowBot("qe")
+    state = slow.engine.setup(4, {}, 1)
+    seat = slow.engine.to_act(state)[0]
+    legal = slow.engine.legal_actions(state, seat)
+    started = time.monotonic()
+    action = safe_decision(
+        slow,  # type: ignore[arg-type]
+        slow.engine.view(state, seat),
+        seat,
+        legal,
+        random.Random(1),
+        budget=Budget(seconds=0.1),
+    )
+    assert time.monotonic() - started < 1, "the table did not wait for the bot"
+    assert action == random_legal_action(legal, random.Random(1))
+    slow.engine.apply(state, seat, action)
 
 
 @pytest.mark.parametrize("game", GAMES)
