@@ -21,7 +21,8 @@ ran out. Chat messages are pushed to a room's tabs as they are, rendered once pe
 
 Several processes (issue 13) serve one room's tabs through a broadcast (``app/broadcast.py``): a
 process that changes a room tells the others "room R is at version N" (and chat lines, and which
-seats it has tabs for), and each brings its own tabs up to date from the database. Leases
+seats it has tabs for), and each brings its own tabs up to date from the database; the tabs of a
+process that has said nothing for three leases (it died) count as closed. Leases
 (``app/lease.py``) let exactly one process drive a room's bots, and one the clocks; a process sweeps
 up rooms whose bots nobody drives (their driver died) every ``lease`` seconds.
 """
@@ -298,6 +299,7 @@ class LiveRooms:
         self._bot_rerun: set[str] = set()
         self._publishing = 0  # publishes under way (tests wait for them)
         self._remote: dict[str, dict[str, frozenset[int]]] = {}  # room -> process -> seats it has tabs for
+        self._heard_from: dict[str, float] = {}  # process -> when it last said anything (it says "alive")
         self._swept_at = clock()  # when rooms whose bots nobody drives were last looked for
 
     # ------------------------------------------------------------------ other processes
@@ -312,6 +314,9 @@ class LiveRooms:
     async def heard(self, message: Message) -> None:
         """A message of another process (see ``app/broadcast.py``)."""
         kind, code = message.get("kind"), message.get("room")
+        self._heard_from[str(message.get("from"))] = self.clock()
+        if kind == "alive":
+            return
         if kind == "hello":  # a process started: tell it who is here
             for code in list(self.rooms):
                 await self._announce_presence(code)
@@ -357,6 +362,27 @@ class LiveRooms:
         if self.broadcast.shared:
             seats = sorted(self.connected_here(code))
             await self.broadcast.send({"kind": "presence", "room": code, "seats": seats})
+
+    async def _keep_in_touch(self) -> None:
+        """Say this process is alive, and forget the tabs of processes silent for three leases (they
+        died without closing their tabs)."""
+        await self.broadcast.send({"kind": "alive"})
+        silent_since = self.clock() - 3 * self.leases.seconds
+        silent = {origin for origin, heard in self._heard_from.items() if heard < silent_since}
+        if not silent:
+            return
+        changed = []
+        for code, remote in list(self._remote.items()):
+            if silent & remote.keys():
+                for origin in silent:
+                    remote.pop(origin, None)
+                if not remote:
+                    del self._remote[code]
+                changed.append(code)
+        for origin in silent:
+            del self._heard_from[origin]
+        for code in changed:
+            await self.publish(code)  # those seats went offline
 
     def _present_elsewhere(self, code: str) -> frozenset[int]:
         return frozenset().union(*self._remote.get(code, {}).values())
@@ -532,6 +558,7 @@ class LiveRooms:
             await self.publish(code)
         if self.broadcast.shared and self.clock() - self._swept_at >= self.leases.seconds:
             self._swept_at = self.clock()
+            await self._keep_in_touch()
             await self.sweep_bots()
         if not await self.leases.hold("clocks"):
             return  # another process runs the clocks
