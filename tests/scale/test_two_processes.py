@@ -243,3 +243,25 @@ def test_a_process_that_dies_hands_the_clocks_to_another(
                 time.sleep(0.2)
         finally:
             two.stop()
+
+
+def test_the_tabs_of_a_killed_process_count_as_closed_after_three_leases(
+    database: str, scale_services: ServiceUrls, client: httpx.Client, tmp_path: Path
+) -> None:
+    with apps(2, app_env(database, scale_services.redis), tmp_path) as (one, two), tabs() as live:
+        code, tokens = new_room(client, [one.url, two.url], "qe", 3)
+        live.open("seat0", one.url, code, tokens[0])
+        live.open("seat1", two.url, code, tokens[1])
+
+        def connected() -> list[bool]:
+            return [seat["connected"] for seat in client.get(f"{two.url}/api/rooms/{code}").json()["seats"]]
+
+        deadline = time.monotonic() + 10
+        while connected() != [True, True, False]:  # process two knows of process one's tab
+            assert time.monotonic() < deadline, connected()
+            time.sleep(0.05)
+        one.kill()  # its tab is gone without a word
+        deadline = time.monotonic() + 20  # three leases of 2 s, and the sweep's period
+        while connected() != [False, True, False]:
+            assert time.monotonic() < deadline, connected()
+            time.sleep(0.1)
