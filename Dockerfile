@@ -9,8 +9,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     HOST=0.0.0.0 PORT=8000 \
     BOURSE_DATABASE_URL=sqlite:////data/bourse.db
 WORKDIR /app
-# Exactly the pinned, hash-checked runtime set (no test tools); its own layer, rebuilt only when the
-# lock changes. requirements/runtime.txt is made by scripts/lock for this image's Python 3.11 on x86_64.
+# Exactly the pinned, hash-checked runtime set (no test tools; the PostgreSQL and Redis drivers are in
+# it, so one image serves one process on SQLite or several on PostgreSQL + Redis, docker-compose.yml's
+# `scale` profile); its own layer, rebuilt only when the lock changes. requirements/runtime.txt is made by scripts/lock for this image's Python 3.11 on x86_64.
 COPY requirements/runtime.txt ./requirements/runtime.txt
 RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
       --require-hashes -r requirements/runtime.txt
