@@ -265,3 +265,23 @@ def test_the_tabs_of_a_killed_process_count_as_closed_after_three_leases(
         while connected() != [False, True, False]:
             assert time.monotonic() < deadline, connected()
             time.sleep(0.1)
+
+
+def test_a_chat_line_said_on_one_process_reaches_the_tabs_of_the_other(
+    database: str, scale_services: ServiceUrls, client: httpx.Client, tmp_path: Path
+) -> None:
+    with apps(2, app_env(database, scale_services.redis), tmp_path) as (one, two), tabs() as live:
+        code, tokens = new_room(client, [one.url, two.url], "qe", 3)
+        live.open("seat1 on two", two.url, code, tokens[1])
+        live.open("spectator on two", two.url, code, None)
+        live.wait_for(version_of(client, two.url, code))
+        said = client.post(
+            f"{one.url}/api/rooms/{code}/chat", headers=auth(tokens[0]), json={"text": "Bids &lt;3 from one"}
+        )
+        assert said.status_code == 201, said.text
+        deadline = time.monotonic() + 10
+        while not all(any("Bids" in text for text in live.texts[name]) for name in live.texts):
+            assert time.monotonic() < deadline, "the chat line did not reach process two's tabs"
+            time.sleep(0.05)
+        pushed = next(text for text in live.texts["spectator on two"] if "Bids" in text)
+        assert "chat-list" in pushed and "&amp;lt;3" in pushed  # drawn there, escaped as on one process
