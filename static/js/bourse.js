@@ -441,7 +441,8 @@
     }
     if (event.detail.successful) {
       clearControlError(form);
-      if (form.dataset.reset !== "keep") {
+      // A move was sent: its form starts afresh. A form that only fetches (the replay's slider) keeps its values.
+      if (form.hasAttribute("hx-post") && form.dataset.reset !== "keep") {
         form.reset();
       }
     }
