@@ -220,9 +220,13 @@ def test_people_get_time_for_a_window_option_bots_would_close(service: RoomServi
             break
         if 0 in snapshot.to_act():
             legal = snapshot.engine.legal_actions(snapshot.state, 0)
-            amount = legal[0]["params"]["amount"]
+            bidding = next((t for t in legal if "amount" in t.get("params", {})), None)
+            if bidding is None:  # the host's own turn to reveal the next company
+                service.act(code, 0, snapshot.version, {"type": legal[0]["type"]})
+                continue
+            amount = bidding["params"]["amount"]
             bid = next(n for n in range(amount["min"], amount["min"] + 5) if n not in amount["exclude"])
-            service.act(code, 0, snapshot.version, {"type": legal[0]["type"], "amount": bid})
+            service.act(code, 0, snapshot.version, {"type": bidding["type"], "amount": bid})
         else:
             service.bot_step(code)
     else:
