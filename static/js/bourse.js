@@ -208,12 +208,23 @@
     });
     var focus = document.activeElement;
     kept.focus = focus && focus.form && focus.form.id ? { form: focus.form.id, name: focus.name } : null;
+    kept.armed = Array.prototype.map.call(document.querySelectorAll("button.armed"), function (button) {
+      return { form: button.form ? button.form.id : "", question: button.getAttribute("data-confirm") };
+    });
     return kept;
   }
 
   function restoreTyped(kept) {
+    // A button waiting for its second tap still waits when a push redraws it (others moved meanwhile).
+    kept.armed.forEach(function (was) {
+      var form = was.form && document.getElementById(was.form);
+      var button = form && form.querySelector("button[data-confirm]");
+      if (button && !button.classList.contains("armed") && button.getAttribute("data-confirm") === was.question) {
+        arm(button);
+      }
+    });
     Object.keys(kept).forEach(function (id) {
-      if (id === "focus") {
+      if (id === "focus" || id === "armed") {
         return;
       }
       var form = document.getElementById(id);
@@ -367,12 +378,16 @@
     event.preventDefault();
     event.stopPropagation();
     document.querySelectorAll("button.armed").forEach(disarm);
+    arm(button);
+  }, true);
+
+  function arm(button) {
     button.setAttribute("data-label", button.innerHTML);
     button.textContent = button.getAttribute("data-confirm");
     button.classList.add("armed");
     button.setAttribute("aria-live", "polite");
     button._bourseDisarm = window.setTimeout(function () { disarm(button); }, 4000);
-  }, true);
+  }
 
   function disarm(button) {
     if (!button.classList.contains("armed")) {
