@@ -332,15 +332,14 @@ class LiveRooms:
         elif kind == "presence" and isinstance(message.get("seats"), list):
             seats = frozenset(seat for seat in message["seats"] if isinstance(seat, int))
             remote = self._remote.setdefault(code, {})
-            before = self._present_elsewhere(code)
+            before = self.connected(code)
             if seats:
                 remote[str(message.get("from"))] = seats
             else:
                 remote.pop(str(message.get("from")), None)
                 if not remote:
                     del self._remote[code]
-            if self._present_elsewhere(code) != before and code in self.rooms:
-                await self.publish(code)
+            await self._presence_changed(code, before)
         elif kind == "chat" and self.draw_chat is not None and isinstance(message.get("line"), dict):
             try:
                 line = ChatLine(**{k: v for k, v in message["line"].items() if k != "spectator"})
@@ -371,18 +370,35 @@ class LiveRooms:
         silent = {origin for origin, heard in self._heard_from.items() if heard < silent_since}
         if not silent:
             return
-        changed = []
+        changed = {}
         for code, remote in list(self._remote.items()):
             if silent & remote.keys():
+                changed[code] = self.connected(code)
                 for origin in silent:
                     remote.pop(origin, None)
                 if not remote:
                     del self._remote[code]
-                changed.append(code)
         for origin in silent:
             del self._heard_from[origin]
-        for code in changed:
-            await self.publish(code)  # those seats went offline
+        for code, before in changed.items():
+            await self._presence_changed(code, before)
+
+    async def _presence_changed(self, code: str, before: frozenset[int]) -> None:
+        """Seats came online or went offline on another process: note since when those are gone (as
+        for this process's own tabs, so every process counts them away at the same time), and tell
+        this process's tabs."""
+        now = self.connected(code)
+        if now == before:
+            return
+        left = self._left.setdefault(code, {})
+        for seat in before - now:
+            left[seat] = self.clock()
+        for seat in now - before:
+            left.pop(seat, None)
+        if not left:
+            del self._left[code]
+        if code in self.rooms:
+            await self.publish(code)
 
     def _present_elsewhere(self, code: str) -> frozenset[int]:
         return frozenset().union(*self._remote.get(code, {}).values())
