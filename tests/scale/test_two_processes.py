@@ -245,26 +245,36 @@ def test_a_process_that_dies_hands_the_clocks_to_another(
             two.stop()
 
 
-def test_the_tabs_of_a_killed_process_count_as_closed_after_three_leases(
+def test_the_tabs_of_a_killed_process_count_as_closed_after_three_leases_then_away_after_the_grace(
     database: str, scale_services: ServiceUrls, client: httpx.Client, tmp_path: Path
 ) -> None:
-    with apps(2, app_env(database, scale_services.redis), tmp_path) as (one, two), tabs() as live:
+    env = app_env(database, scale_services.redis, BOURSE_AWAY_GRACE="4")
+    with apps(2, env, tmp_path) as (one, two), tabs() as live:
         code, tokens = new_room(client, [one.url, two.url], "qe", 3)
         live.open("seat0", one.url, code, tokens[0])
         live.open("seat1", two.url, code, tokens[1])
 
-        def connected() -> list[bool]:
-            return [seat["connected"] for seat in client.get(f"{two.url}/api/rooms/{code}").json()["seats"]]
+        def seats() -> list[tuple[bool, bool]]:
+            room = client.get(f"{two.url}/api/rooms/{code}").json()
+            return [(seat["connected"], seat["away"]) for seat in room["seats"]]
 
         deadline = time.monotonic() + 10
-        while connected() != [True, True, False]:  # process two knows of process one's tab
-            assert time.monotonic() < deadline, connected()
+        while [connected for connected, _ in seats()] != [True, True, False]:  # two knows of one's tab
+            assert time.monotonic() < deadline, seats()
             time.sleep(0.05)
         one.kill()  # its tab is gone without a word
         deadline = time.monotonic() + 20  # three leases of 2 s, and the sweep's period
-        while connected() != [False, True, False]:
-            assert time.monotonic() < deadline, connected()
+        while seats()[0][0]:
+            assert time.monotonic() < deadline, seats()
             time.sleep(0.1)
+        gone_at = time.monotonic()
+        # Away counts from when it went, as for a tab closed on this process (not from this
+        # process's start, long enough ago to make it away at once).
+        assert seats()[0] == (False, False)
+        while not seats()[0][1]:
+            assert time.monotonic() < gone_at + 10, seats()
+            time.sleep(0.1)
+        assert time.monotonic() - gone_at > 2
 
 
 def test_a_chat_line_said_on_one_process_reaches_the_tabs_of_the_other(
