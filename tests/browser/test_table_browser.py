@@ -37,6 +37,19 @@ WATCH_CHANGES = """() => {
 }"""
 
 
+READ_THE_TABLE = """() => {
+  const panels = document.querySelectorAll(".decision");
+  const status = document.querySelector("#r-status [data-your-move]");
+  const prompt = document.querySelector("#r-status .prompt-text");
+  return {
+    yours: Boolean(status && status.getAttribute("data-your-move") === "yes"),
+    prompt: prompt ? prompt.innerText.trim() : "",
+    panels: panels.length,
+    top: panels.length ? panels[0].getBoundingClientRect().top + window.scrollY : 0,
+  };
+}"""
+
+
 def _token(page: Any) -> str:
     """Ann's seat token, from her personal link in the room menu (/r/<code>/resume#<token>)."""
     resume = page.locator(".resume-link input.copy").input_value()
@@ -140,17 +153,16 @@ def test_a_whole_game_at_the_table(browser: Any, server_url: str, game: str, wid
                 page.wait_for_timeout(60)
                 continue
             page.wait_for_selector("#r-status [data-your-move=yes]", timeout=5_000)
-            status = page.locator("#r-status .prompt-text").inner_text().strip()
+            seen = page.evaluate(READ_THE_TABLE)  # one reading: a push cannot land between two reads
+            if not seen["yours"]:
+                continue  # the move went by meanwhile (a clockless window closing, a stale answer)
+            status = seen["prompt"]
             assert status and not status.startswith(GENERIC_PROMPTS), (
                 f"the status names no decision: {status!r}"
             )
-            decision = page.locator(".decision")
-            assert decision.count() == 1, "one decision panel while it is Ann's move"
+            assert seen["panels"] == 1, "one decision panel while it is Ann's move"
             if phone:
-                top = decision.first.bounding_box()
-                assert top is not None and top["y"] < 740, (
-                    f"the decision starts below the first screen at {top}"
-                )
+                assert seen["top"] < 740, f"the decision starts below the first screen, at {seen['top']} px"
             if not checked_axe and decisions >= 2:
                 assert axe_violations(page) == [], "the table during play"
                 checked_axe = True
