@@ -460,6 +460,26 @@ async def act(
 
 
 # ------------------------------------------------------------ chat
+@router.get("/r/{code}/chat")
+async def chat_lines(code: str, service: ServiceDep, locale: LocaleDep, seat: SeatDep) -> Response:
+    """The chat's newest messages as this reader's list shows them: a tab that was offline while
+    people talked fetches them when its WebSocket comes back (pushes are not replayed)."""
+    try:
+        snapshot = await run_in_threadpool(service.load, code)
+        lines = await run_in_threadpool(service.chat_lines, code)
+    except RoomError as refused:
+        return JSONResponse(
+            {"detail": format_message("en", refused.message, refused.params, str)}, refused.status
+        )
+    me = snapshot.seat(seat)
+    is_host = me is not None and me.is_host
+    template = environment(locale, snapshot.game).get_template("platform/chat_line.html")
+    html = "".join(
+        template.render(line=line, code=code, show_mute=is_host and line.seat != seat) for line in lines
+    )
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
 @router.post("/r/{code}/chat")
 async def chat(
     request: Request,

@@ -136,6 +136,26 @@
     }
   });
 
+  // Pushes are not replayed: a tab whose WebSocket comes back fetches the messages it missed.
+  var wasOffline = false;
+  document.addEventListener("htmx:wsClose", function () { wasOffline = true; });
+  document.addEventListener("htmx:wsOpen", function () {
+    var list = chatList();
+    var room = document.getElementById("room");
+    if (!wasOffline || !list || !room) {
+      return;
+    }
+    wasOffline = false;
+    fetch("/r/" + encodeURIComponent(room.getAttribute("data-code")) + "/chat", { credentials: "same-origin" })
+      .then(function (answer) { return answer.ok ? answer.text() : null; })
+      .then(function (html) {
+        if (html !== null) {
+          list.innerHTML = html;  // our own escaped lines; the observer dresses and scrolls them
+        }
+      })
+      .catch(function () { /* offline again: the next reconnection tries again */ });
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     learnServerTime();
     tick();

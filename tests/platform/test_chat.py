@@ -159,3 +159,18 @@ def test_a_swept_room_takes_its_chat_and_mutes_with_it(service: RoomService) -> 
     with service.db.read() as session:
         assert session.exec(select(func.count()).select_from(ChatMessage)).one() == 0
         assert session.exec(select(func.count()).select_from(ChatMute)).one() == 0
+
+
+def test_a_tab_back_online_fetches_the_messages_it_missed(client: TestClient) -> None:
+    """Pushes are not replayed: GET /r/{code}/chat gives this reader's list, escaped, with the mute
+    buttons shown to the host only (and never on the host's own lines)."""
+    code, ann, bob = new_room(client)
+    assert say(client, code, "<i>hello</i>", bob) == 201
+    assert say(client, code, "welcome", ann) == 201
+    host = client.get(f"/r/{code}/chat", headers={"cookie": f"bourse_seat_{code}={ann}"})
+    assert host.status_code == 200 and host.headers["cache-control"] == "no-store"
+    assert "&lt;i&gt;hello&lt;/i&gt;" in host.text and "<i>hello" not in host.text
+    assert host.text.count('class="chat-mute"') == 2 and host.text.count(" hidden>") == 1  # not on Ann's own
+    guest = client.get(f"/r/{code}/chat", headers={"cookie": f"bourse_seat_{code}={bob}"})
+    assert guest.text.count('class="chat-mute"') == guest.text.count(" hidden>") == 2
+    assert client.get("/r/nosuchroom/chat").status_code == 404
