@@ -74,10 +74,12 @@ def replay_game(
     seed: str | int,
     actions: list[tuple[int, Action]],
     checked: bool = False,
+    logged: list[list[Event]] | None = None,
 ) -> Replay:
     """Replay ``actions`` from the seed. ``checked``: the actions come from outside, so each must be
     the acting seat's to make and legal (``Unprocessable`` names the first that is not); the log of a
-    stored room is trusted and replayed as it is.
+    stored room is trusted and replayed as it is. ``logged``: the events each stored action logged,
+    shown instead of the engine's, so lines the platform added (a clock running out) are replayed too.
 
     Each action is applied to the state without its log (what the engine copies stays small), so
     the whole replay is linear in the length of the game.
@@ -98,7 +100,7 @@ def replay_game(
         except Exception as bug:  # an engine refusing junk badly must not become a 500
             raise Unprocessable(N_("Move {number} of the record is not legal."), number=number) from bug
         applied.append((seat, action))
-        events.extend(after["events"])
+        events.extend(logged[number - 1] if logged is not None else after["events"])
         core = {**after, "events": []}
         states.append(_dumps(core))
         counts.append(len(events))

@@ -418,12 +418,18 @@ class RoomService:
         return room.seat_of_token.get(hash_token(token)) if token else None
 
     def action_log(self, code: str) -> list[tuple[int, dict[str, Any]]]:
+        return self.action_log_with_events(code)[0]
+
+    def action_log_with_events(self, code: str) -> tuple[list[tuple[int, dict[str, Any]]], list[list[Event]]]:
+        """The action log and, beside it, the events each action logged (the platform's lines included)."""
         with self.db.read() as session:
             room = self._room(session, code)
             rows = session.exec(
                 select(ActionRecord).where(ActionRecord.room_id == room.id).order_by(col(ActionRecord.seq))
             ).all()
-            return [(row.seat, json.loads(row.action)) for row in rows]
+            return [(row.seat, json.loads(row.action)) for row in rows], [
+                json.loads(row.events) for row in rows
+            ]
 
     def replay(self, code: str) -> State | None:
         """Rebuild the state from the seed and the action log (it must equal the snapshot's)."""

@@ -67,8 +67,10 @@ def finished_room(service: RoomService, code: str) -> RoomSnapshot:
 
 def room_replay(service: RoomService, cache: ReplayCache, snapshot: RoomSnapshot) -> Replay:
     def build() -> Replay:
-        actions = service.action_log(snapshot.code)
-        return replay_game(snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, actions)
+        actions, logged = service.action_log_with_events(snapshot.code)
+        return replay_game(
+            snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, actions, logged=logged
+        )
 
     return cache.get(snapshot.code, build)
 

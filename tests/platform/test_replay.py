@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+import app.rooms as rooms
 from app.config import Settings
 from app.games.base import State, visible_events
 from app.games.registry import ENGINES
 from app.replay import RECORD_MAX_BYTES, ReplayCache, parse_record, replay_game
-from app.rooms import RoomError, RoomService
+from app.rooms import TIMED_OUT, RoomError, RoomService
 from app.web.app import create_app
+from app.web.replay import room_replay
 
 
 @pytest.fixture
@@ -202,3 +205,27 @@ def test_records_that_are_not_whole_legal_games_are_refused(client: TestClient) 
     assert answer.status_code == 422 and answer.json() == {"detail": "Unknown game."}
     page = client.post("/rooms/import?lang=en", files={"record": ("game.json", b"{", "application/json")})
     assert page.status_code == 422 and "This file is not a game record." in page.text
+
+
+def test_the_replay_log_shows_the_platforms_lines_too(
+    service: RoomService, toy_game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clock that ran out is in the replayed log as it was at the table (the platform's line is
+    kept with the action it caused; the engine alone does not know it)."""
+    now = [int(time.time() * 1000)]
+    monkeypatch.setattr(rooms, "now_ms", lambda: now[0])
+    code, _, _ = service.create_room(toy_game, 3, {}, "Ann", clock=30)
+    service.join(code, "Bob")
+    service.join(code, "Cy")
+    service.start(code, 0)
+    now[0] += 31_000
+    for _, seat, version in service.due_deadlines(now[0]):
+        service.time_out(code, seat, version)
+    while (snapshot := service.load(code)).status == "playing":
+        for seat in snapshot.to_act():
+            service.act(code, seat, service.load(code).version, {"type": "pick", "number": 1})
+    snapshot = service.load(code)
+    replay = room_replay(service, ReplayCache(), snapshot)
+    texts = [event["text"] for event in replay.events_upto(len(replay.states) - 1)]
+    assert texts.count(TIMED_OUT) == 3
+    assert texts == [event["text"] for event in snapshot.events]
