@@ -141,14 +141,32 @@
   function tracked() {
     var found = {};
     document.querySelectorAll("[data-track]").forEach(function (element) {
+      var moves = element.hasAttribute("data-move");
+      var region = moves ? element.closest(".region") : null;
       found[element.getAttribute("data-track")] = {
         element: element,
         text: element.textContent.replace(/\s+/g, " ").trim(),
         value: element.getAttribute("data-value"),
-        rect: element.hasAttribute("data-move") ? element.getBoundingClientRect() : null
+        rect: moves ? element.getBoundingClientRect() : null,
+        region: region ? region.id : "",
+        regionRect: region ? region.getBoundingClientRect() : null
       };
     });
     return found;
+  }
+
+  // Where a moving piece should glide from: its old place, but only for a move within the table
+  // (between regions, or inside its region), not for a region merely pushed down by another.
+  function startOf(old, now) {
+    if (old.region !== now.region || !old.regionRect || !now.regionRect) {
+      return old.rect;
+    }
+    var dx = (old.rect.left - old.regionRect.left) - (now.rect.left - now.regionRect.left);
+    var dy = (old.rect.top - old.regionRect.top) - (now.rect.top - now.regionRect.top);
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) {
+      return null;
+    }
+    return { left: now.rect.left + dx, top: now.rect.top + dy };
   }
 
   function flash(element) {
@@ -172,8 +190,11 @@
     window.setTimeout(function () { element.classList.remove("moving"); }, 700);
   }
 
+  var MOST_GLIDES = 8;  // more pieces moving at once is noise, not news
+
   function markChanges(before) {
     var after = tracked();
+    var glides = [];
     Object.keys(after).forEach(function (key) {
       var old = before[key];
       var now = after[key];
@@ -183,10 +204,14 @@
       if (old.text !== now.text || old.value !== now.value) {
         flash(now.element);
       }
-      if (old.rect && now.rect) {
-        glide(now.element, old.rect);
+      var from = old.rect && now.rect ? startOf(old, now) : null;
+      if (from) {
+        glides.push([now.element, from]);
       }
     });
+    if (glides.length <= MOST_GLIDES) {
+      glides.forEach(function (glider) { glide(glider[0], glider[1]); });
+    }
   }
 
   // What a person has typed or ticked survives a push that redraws its form.
