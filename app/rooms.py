@@ -280,6 +280,14 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def _free_code(session: Session) -> str:
+    """A room code no room has yet."""
+    code = new_code()
+    while session.exec(select(Room).where(Room.code == code)).first():
+        code = new_code()
+    return code
+
+
 def is_room_code(code: Any) -> bool:
     """Whether ``code`` has a room code's shape: 13 lowercase ASCII letters or digits (``new_code``
     draws from a smaller alphabet). Anything else is no room, known without asking the database."""
@@ -462,9 +470,7 @@ class RoomService:
         name = clean_name(host_name) if host_name is not None else None
         token = secrets.token_urlsafe(24) if name is not None else None
         with self.db.write() as session:
-            code = new_code()
-            while session.exec(select(Room).where(Room.code == code)).first():
-                code = new_code()
+            code = _free_code(session)
             room = Room(
                 code=code,
                 game=game,
@@ -635,7 +641,7 @@ class RoomService:
             if token is None or hash_token(token) != host.token_hash:
                 token = secrets.token_urlsafe(24)
             fresh = Room(
-                code=new_code(),
+                code=_free_code(session),
                 game=room.game,
                 players=room.players,
                 options=room.options,
@@ -730,9 +736,7 @@ class RoomService:
         status = "finished" if engine.result(final) is not None else "playing"
         assert status == "finished", "only whole games are imported"
         with self.db.write() as session:
-            code = new_code()
-            while session.exec(select(Room).where(Room.code == code)).first():
-                code = new_code()
+            code = _free_code(session)
             room = Room(
                 code=code,
                 game=game,

@@ -316,36 +316,20 @@ class SplitClient(Client):
 
 def _client(options: Options, target: str, port: int | list[int], rooms: int) -> Client:
     ports = port if isinstance(port, list) else [port]
-    if len(ports) > 1:
-        return SplitClient(
-            ports,
-            target,
-            HOST,
-            ports[0],
-            http_limit=min(4096, rooms + 16),
-            mode=options.mode,
-            game=options.game,
-            players=options.players,
-            interval=options.interval,
-            lost_after=options.lost_after,
-            http_timeout=options.http_timeout,
-            seed=options.seed,
-        )
-    port = ports[0]
-    return Client(
-        target,
-        HOST,
-        port,
+    settings: dict[str, Any] = {
         # A connection per room at most, as every browser has its own: requests never queue in the client.
-        http_limit=min(4096, rooms + 16),
-        mode=options.mode,
-        game=options.game,
-        players=options.players,
-        interval=options.interval,
-        lost_after=options.lost_after,
-        http_timeout=options.http_timeout,
-        seed=options.seed,
-    )
+        "http_limit": min(4096, rooms + 16),
+        "mode": options.mode,
+        "game": options.game,
+        "players": options.players,
+        "interval": options.interval,
+        "lost_after": options.lost_after,
+        "http_timeout": options.http_timeout,
+        "seed": options.seed,
+    }
+    if len(ports) > 1:
+        return SplitClient(ports, target, HOST, ports[0], **settings)
+    return Client(target, HOST, ports[0], **settings)
 
 
 def _cpu_self() -> float:
