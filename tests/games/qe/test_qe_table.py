@@ -8,34 +8,17 @@ from __future__ import annotations
 import random
 import re
 from html.parser import HTMLParser
-from typing import Any
 
 import pytest
 
 from app.games.base import State
-from app.games.qe import ENGINE, rules, view
+from app.games.qe import ENGINE, view
 from app.games.qe.data import EU, FINANCIAL, HOUSING, USA, tile_id
 from app.web.render import Table, environment, render_seat_html, seat_context
+from tests.games.qe.test_qe_auction import act, table
 
 EU_FINANCIAL = tile_id(EU, FINANCIAL)  # 3 points
 USA_HOUSING = tile_id(USA, HOUSING)  # 1 point
-
-
-def table(players: int, first: int = 0, tiles: tuple[str, ...] = ()) -> State:
-    """A fresh game whose first auctioneer is ``first`` and whose deck starts with ``tiles``."""
-    seed = next(s for s in range(200) if rules.setup(players, {}, s)["first_auctioneer"] == first)
-    state = rules.setup(players, {}, seed)
-    deck = [state["auction"]["tile"], *state["deck"]]
-    order = [*tiles, *(t for t in deck if t not in tiles)]
-    state["auction"]["tile"], state["deck"] = order[0], order[1:]
-    return state
-
-
-def act(state: State, seat: int, kind: str, amount: Any = None) -> State:
-    action: dict[str, Any] = {"type": kind}
-    if amount is not None:
-        action["amount"] = amount
-    return ENGINE.apply(state, seat, action)
 
 
 def names(seat: int) -> str:
