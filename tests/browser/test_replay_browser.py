@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,22 @@ def position(page: Any) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
+SETTLED = """() => {
+  window.__bourseSettled = false;
+  document.body.addEventListener("htmx:afterSettle", () => { window.__bourseSettled = true; }, { once: true });
+}"""
+
+
+def to_step(page: Any, act: Callable[[], Any], step: int) -> None:
+    """Do what moves the replay to ``step`` and wait until its new table is in and live: htmx wires
+    the new controls up when it settles, a moment after the swap (a person is never that fast)."""
+    page.evaluate(SETTLED)
+    act()
+    page.wait_for_function(
+        f"() => window.__bourseSettled && /Move {step} of/.test(document.querySelector('.replay-position').textContent)"
+    )
+
+
 def test_the_replay_slider_steps_through_a_finished_game(
     browser: Any, server_url: str, artifacts: Path
 ) -> None:
@@ -60,33 +77,22 @@ def test_the_replay_slider_steps_through_a_finished_game(
     assert step == last > 10  # the replay opens at the end
     assert "The game is over." in page.locator(".replay-position").inner_text()
 
-    page.locator("#replay-first").click()
-    page.wait_for_function("() => /Move 0 of/.test(document.querySelector('.replay-position').textContent)")
+    to_step(page, lambda: page.locator("#replay-first").click(), 0)
     assert page.locator("#replay-first").get_attribute("aria-disabled") == "true"
-    page.locator("#replay-next").click()
-    page.wait_for_function("() => /Move 1 of/.test(document.querySelector('.replay-position').textContent)")
+    to_step(page, lambda: page.locator("#replay-next").click(), 1)
     assert "step=1" in page.url  # the address follows, so a reload or a shared link shows this step
 
     # The slider: dragged (its value set), then moved with the arrow keys; it keeps the focus.
-    page.locator("#replay-step").fill(str(last // 2))
-    page.wait_for_function(
-        f"() => /Move {last // 2} of/.test(document.querySelector('.replay-position').textContent)"
-    )
+    to_step(page, lambda: page.locator("#replay-step").fill(str(last // 2)), last // 2)
     page.locator("#replay-step").focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        f"() => /Move {last // 2 + 1} of/.test(document.querySelector('.replay-position').textContent)"
-    )
+    to_step(page, lambda: page.keyboard.press("ArrowRight"), last // 2 + 1)
     assert page.evaluate("() => document.activeElement && document.activeElement.id") == "replay-step"
     assert page.locator("#replay-step").input_value() == str(last // 2 + 1)
     event_lines = page.locator("#event-list li").count()
 
     # The page's keys, away from the slider: ← steps back.
     page.locator("h1").click()
-    page.keyboard.press("ArrowLeft")
-    page.wait_for_function(
-        f"() => /Move {last // 2} of/.test(document.querySelector('.replay-position').textContent)"
-    )
+    to_step(page, lambda: page.keyboard.press("ArrowLeft"), last // 2)
     assert page.locator("#event-list li").count() <= event_lines
 
     # As Ann saw it: her own hand and choices were hers to see.
