@@ -185,14 +185,11 @@ def test_a_whole_game_at_the_table(browser: Any, server_url: str, game: str, wid
         context.close()
 
 
-@pytest.mark.parametrize("path", ["/", "/games/{game}/rules"])
-@pytest.mark.parametrize("game", GAMES)
-def test_lobby_and_rules_pages_pass_axe(browser: Any, server_url: str, game: str, path: str) -> None:
-    if path == "/" and game != GAMES[0]:
-        pytest.skip("the start page is the same for every game")
+@pytest.mark.parametrize("path", ["/", *(f"/games/{game}/rules" for game in GAMES), "/rooms/import"])
+def test_the_start_rules_and_import_pages_pass_axe(browser: Any, server_url: str, path: str) -> None:
     page = browser.new_page(viewport={"width": 360, "height": 740})
     try:
-        page.goto(server_url + path.format(game=game) + "?lang=en")
+        page.goto(server_url + path + "?lang=en")
         assert page_width_overflow(page) == 0
         assert axe_violations(page) == []
     finally:
