@@ -102,6 +102,8 @@ def format_message(
             filled[key] = name_of(value["seat"])
         elif isinstance(value, dict) and set(value) == {"counted"}:  # base.counted: "2R 1B", units translated
             filled[key] = " ".join(f"{count}{gettext(unit)}" for count, unit in value["counted"]) or "0"
+        elif isinstance(value, dict) and set(value) == {"verbatim"}:  # base.verbatim: never translated
+            filled[key] = value["verbatim"]
         elif isinstance(value, str):
             filled[key] = gettext(value)
         elif isinstance(value, list):

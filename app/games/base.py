@@ -72,7 +72,15 @@ def _plain(value: Any) -> Any:
         return f"seat {value['seat'] + 1}"
     if isinstance(value, dict) and set(value) == {"counted"}:
         return " ".join(f"{count}{unit}" for count, unit in value["counted"]) or "0"
+    if isinstance(value, dict) and set(value) == {"verbatim"}:
+        return value["verbatim"]
     return value
+
+
+def verbatim(text: str) -> dict[str, str]:
+    """An event/message param shown as it is in every language (a string param is translated, and a
+    name such as Basari's action card "B" must not become the gem letter "B" of a catalogue)."""
+    return {"verbatim": text}
 
 
 def counted(pairs: list[tuple[int, str]]) -> dict[str, list[list[Any]]]:

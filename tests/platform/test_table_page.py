@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from app.games.base import NP_, counted, log_event, visible_events
+from app.games.base import NP_, counted, log_event, verbatim, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_event, format_message, join_list
 from app.web.app import create_app
@@ -132,3 +132,13 @@ def test_counted_units_are_written_in_each_language() -> None:
     assert "2紅 1藍" in format_message("zh_Hant", text, params, names, "basari")
     assert "2红 1蓝" in format_message("zh_Hans", text, params, names, "basari")
     assert format_message("en", "{gems}", {"gems": counted([])}, names) == "0"
+
+
+def test_a_verbatim_param_is_never_translated() -> None:
+    """Basari's action card "B" stays "B" in Chinese, though "B" is also the blue gem's letter (藍)."""
+    names = {0: "Ann"}.get
+    text = "{seat} played action {card}."
+    params = {"seat": {"seat": 0}, "card": verbatim("B")}
+    assert format_message("zh_Hant", text, params, names, "basari").endswith("B。")
+    assert "藍" not in format_message("zh_Hant", text, params, names, "basari")
+    assert format_message("en", text, params, names, "basari") == "Ann played action B."

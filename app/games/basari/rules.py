@@ -202,7 +202,7 @@ def choose(state: State, seat: int, card: str) -> None:
     """Ruling 1 (2): a secret choice; the cards are revealed together once everyone has chosen."""
     state["chosen"][seat] = card
     base.log_event(state, N_("{seat} has chosen an action card."), seat=base.seat_ref(seat))
-    base.log_event(state, N_("You chose action {card}."), to=[seat], card=card)
+    base.log_event(state, N_("You chose action {card}."), to=[seat], card=base.verbatim(card))
     if all(choice is not None for choice in state["chosen"]):
         reveal(state)
 
@@ -212,7 +212,10 @@ def reveal(state: State) -> None:
     state["chosen"] = [None] * state["players"]
     for seat in seat_order(state):
         base.log_event(
-            state, N_("{seat} played action {card}."), seat=base.seat_ref(seat), card=state["revealed"][seat]
+            state,
+            N_("{seat} played action {card}."),
+            seat=base.seat_ref(seat),
+            card=base.verbatim(state["revealed"][seat]),
         )
     state["pending"] = list(action_cards(state["players"]))
     resolve(state)
@@ -237,7 +240,10 @@ def resolve(state: State) -> None:
                 return
         elif len(seats) >= 3:
             base.log_event(
-                state, N_("{count} players chose {card}: nobody performs it."), count=len(seats), card=card
+                state,
+                N_("{count} players chose {card}: nobody performs it."),
+                count=len(seats),
+                card=base.verbatim(card),
             )
         state["pending"].pop(0)
     end_turn(state)
@@ -258,13 +264,20 @@ def perform(state: State, seat: int, card: str) -> None:
         return
     top = top_card(state, seat)
     if top is None:
-        base.log_event(state, N_("{seat} has no market card, so {card} brings nothing."), seat=who, card=card)
+        base.log_event(
+            state,
+            N_("{seat} has no market card, so {card} brings nothing."),
+            seat=who,
+            card=base.verbatim(card),
+        )
         return
     if card == "B":
         state["scores"][seat] += top["points"]
         base.log_event(
             state,
-            NP_("{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."),
+            NP_(
+                "{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."
+            ),
             seat=who,
             count=top["points"],
         )
@@ -308,7 +321,7 @@ def start_bargain(state: State, card: str, seats: list[int]) -> bool:
             N_("{loser} has no gems to offer, so {seat} performs {card} without paying."),
             loser=base.seat_ref(second if winner == first else first),
             seat=base.seat_ref(winner),
-            card=card,
+            card=base.verbatim(card),
         )
         perform(state, winner, card)
         return False
@@ -319,7 +332,7 @@ def start_bargain(state: State, card: str, seats: list[int]) -> bool:
         N_("{seat} and {other} both chose {card} and bargain for it; {seat} offers first."),
         seat=base.seat_ref(first),
         other=base.seat_ref(second),
-        card=card,
+        card=base.verbatim(card),
     )
     return True
 
@@ -335,7 +348,7 @@ def offer(state: State, seat: int, gems: Gems) -> None:
         seat=base.seat_ref(seat),
         gems=format_gems(gems),
         count=gem_total(gems),
-        card=bargain["card"],
+        card=base.verbatim(bargain["card"]),
     )
 
 
@@ -353,7 +366,7 @@ def accept(state: State, seat: int) -> None:
         seat=base.seat_ref(seat),
         gems=format_gems(gems),
         offerer=base.seat_ref(offerer),
-        card=bargain["card"],
+        card=base.verbatim(bargain["card"]),
     )
     state["bargain"] = None
     state["phase"] = "resolve"
