@@ -61,6 +61,7 @@ from benchmarks.live_client import (
     raise_open_files_limit,
     summarize,
 )
+from tests.scale.services import fresh_database  # the tests' own: a new database, dropped afterwards
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -244,25 +245,6 @@ def running(target: str, server_dir: str | None = None) -> Iterator[Server]:
             server.stop()
 
 
-def _libpq(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
-
-
-@contextlib.contextmanager
-def fresh_postgres_database(server_url: str) -> Iterator[str]:
-    """A new database on the PostgreSQL server (dropped afterwards); its URL."""
-    import psycopg
-
-    name = f"bench_{os.getpid()}_{int(time.time() * 1000)}"
-    with psycopg.connect(_libpq(server_url), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield server_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(_libpq(server_url), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 @contextlib.contextmanager
 def running_bourse(options: Options) -> Iterator[list[Server]]:
     """Bourse as the options ask: one process on SQLite (the default), or ``processes`` processes on
@@ -275,7 +257,7 @@ def running_bourse(options: Options) -> Iterator[list[Server]]:
         raise SystemExit("--processes 2 needs --postgres and --redis (scripts/services start gives both)")
     with (
         tempfile.TemporaryDirectory(prefix="bench_live_") as folder,
-        fresh_postgres_database(options.postgres) as database,
+        fresh_database(options.postgres) as database,
     ):
         env = {"BOURSE_DATABASE_URL": database, "BOURSE_BROADCAST_URL": options.redis or ""}
         if options.processes == 1:
