@@ -95,7 +95,9 @@ def safe_decision(
     thinker.start()
     thinker.join(GRACE * budget.seconds)
     if not outcome:  # over time: the table moves on; the thread's answer, when it comes, is dropped
-        log.warning("the %s bot of %r overran its %.2f s; playing at random", strength, engine, budget.seconds)
+        log.warning(
+            "the %s bot of %r overran its %.2f s; playing at random", strength, engine, budget.seconds
+        )
         return random_legal_action(legal, fallback)
     action = outcome[0]
     if isinstance(action, Exception):

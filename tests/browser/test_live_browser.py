@@ -12,8 +12,12 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_a_watching_browser_ends_where_a_fresh_load_is(browser: Any, server_url: str, artifacts: Path) -> None:
-    created = httpx.post(f"{server_url}/api/rooms", json={"game": "tulipmania-1637", "players": 3, "name": "Ann"})
+def test_a_watching_browser_ends_where_a_fresh_load_is(
+    browser: Any, server_url: str, artifacts: Path
+) -> None:
+    created = httpx.post(
+        f"{server_url}/api/rooms", json={"game": "tulipmania-1637", "players": 3, "name": "Ann"}
+    )
     code, token = created.json()["code"], created.json()["token"]
     headers = {"Authorization": f"Bearer {token}"}
     httpx.post(f"{server_url}/api/rooms/{code}/bots", json={"fill": True}, headers=headers)

@@ -128,7 +128,9 @@ def test_counted_units_are_written_in_each_language() -> None:
     names = {0: "Ann"}.get
     params = {"seat": {"seat": 0}, "gems": gems}
     text = "{seat} performs C and takes {gems} from the bank."
-    assert format_message("en", text, params, names, "basari") == "Ann performs C and takes 2R 1B from the bank."
+    assert (
+        format_message("en", text, params, names, "basari") == "Ann performs C and takes 2R 1B from the bank."
+    )
     assert "2紅 1藍" in format_message("zh_Hant", text, params, names, "basari")
     assert "2红 1蓝" in format_message("zh_Hans", text, params, names, "basari")
     assert format_message("en", "{gems}", {"gems": counted([])}, names) == "0"
