@@ -4,7 +4,7 @@
 
 ``--bots`` lists bot kinds (``easy``, ``normal``, ``random``: the random legal bot) that fill the
 seats in turn; game *g* rotates them by *g* seats, so every kind sits in every seat. After every
-action it checks the game's invariants (``app/bots/checks.py``), that the state survives a JSON
+action it checks the game's invariants (its ``checks`` module), that the state survives a JSON
 round trip and the same action gives the same state again (replay), and that no view changes when
 one other seat's secrets change (redaction); at the end, that the whole action list replayed from
 the seed gives the final state. It prints the win rate by bot kind and by seat (a shared win counts
@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bots import safe_decision
-from app.bots.checks import DISGUISES, INVARIANTS
 from app.games.base import STRENGTHS, Action, Budget, Engine, IllegalAction, State, random_bot_action
-from app.games.registry import ENGINES
+from app.games.registry import ENGINES, checks_of
 
 KINDS = (*STRENGTHS, "random")
 MAX_ACTIONS = 5000  # far beyond any real game: a game that long is stuck
@@ -68,14 +67,14 @@ def check_position(
     engine: Engine, before: State, seat: int, action: Action, after: State, rng: random.Random
 ) -> list[str]:
     """Invariants, replay of this step from stored JSON, and redaction of one seat's secrets."""
-    game = engine.info.id
-    problems = list(INVARIANTS[game](after))
+    checks = checks_of(engine.info.id)
+    problems = list(checks.invariants(after))
     stored = json.loads(json.dumps(before))
     if engine.apply(stored, seat, json.loads(json.dumps(action))) != after:
         problems.append("replaying the action from stored JSON gives another state")
     if not after["finished"]:
         owner = rng.randrange(after["players"])
-        disguised, changed = DISGUISES[game](after, owner, rng)
+        disguised, changed = checks.disguise(after, owner, rng)
         viewers = [None, *(s for s in range(after["players"]) if s not in changed)]
         if _views_without_log(engine, after, viewers) != _views_without_log(engine, disguised, viewers):
             problems.append(f"a view changes with seat {owner}'s secrets")

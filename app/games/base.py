@@ -224,6 +224,20 @@ class Bot(Protocol):
     ) -> Action: ...
 
 
+class Checks(Protocol):
+    """A game's ``checks`` module: what the simulator (``app/simulate.py``) and the tests check of every
+    position. Play never needs it, so ``registry.checks_of`` imports it only when asked."""
+
+    def invariants(self, state: State) -> list[str]:
+        """What is wrong with ``state`` (a card twice in play, negative cash...): nothing, normally."""
+        ...
+
+    def disguise(self, state: State, owner: int, rng: random.Random) -> tuple[State, set[int]]:
+        """The same table with ``owner``'s secrets (and the hidden deck orders) changed, and the seats
+        whose secrets changed: every other seat's view must be the same in both."""
+        ...
+
+
 class ModuleEngine:
     """The one binding of a game to the ``Engine`` contract: each method calls the function of the same
     name in the game's ``rules``, ``view`` or ``bot`` module. Build one with ``make_engine``."""
@@ -317,6 +331,15 @@ def draw_rng(state: State) -> random.Random:
 def copy_state(state: State) -> State:
     """The deep copy ``apply`` works on, so the caller's state is never touched."""
     return copy.deepcopy(state)
+
+
+def copy_state_sharing_log(state: State) -> State:
+    """``copy_state`` without re-copying the game log: logged events are never changed after they are
+    written, so the copy's log (a new list) shares them (a deep copy of a long log per action made
+    whole games quadratic)."""
+    new = copy.deepcopy({key: value for key, value in state.items() if key != "events"})
+    new["events"] = list(state["events"])
+    return new
 
 
 def NP_(singular: str, plural: str) -> tuple[str, str]:

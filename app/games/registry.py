@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from importlib import import_module
+from typing import cast
 
-from app.games.base import Engine
+from app.games.base import Checks, Engine
 
 # game id -> the package under app.games that exports ENGINE
 _PACKAGES = {
@@ -35,3 +36,9 @@ def get_engine(game_id: str) -> Engine | None:
 def package_of(game_id: str) -> str | None:
     """The folder under app/games that holds this game (its data, templates' catalogue, ...)."""
     return _PACKAGES.get(game_id)
+
+
+def checks_of(game_id: str) -> Checks:
+    """The game's ``checks`` module (its invariants and disguise), for the simulator and the tests: play
+    never needs it, so it is imported only here."""
+    return cast(Checks, import_module(f"app.games.{_PACKAGES[game_id]}.checks"))

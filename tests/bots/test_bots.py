@@ -16,9 +16,8 @@ import pytest
 
 from app import simulate
 from app.bots import fits, safe_decision
-from app.bots.checks import DISGUISES
 from app.games.base import Budget, State, random_legal_action
-from app.games.registry import ENGINES
+from app.games.registry import ENGINES, checks_of
 
 GAMES = sorted(ENGINES)
 STRENGTH_GAMES = 200  # per game and pairing: "a few hundred" games, 5-35 s a game here
@@ -72,7 +71,7 @@ def test_a_bot_decides_the_same_from_its_view_alone_and_whatever_others_hide(gam
                 from_view = engine.decide(stored_view, seat, legal, random.Random(7), strength)
                 assert from_view == from_state
                 for owner in range(players):
-                    disguised, changed = DISGUISES[game](state, owner, random.Random(owner))
+                    disguised, changed = checks_of(game).disguise(state, owner, random.Random(owner))
                     if seat in changed:
                         continue
                     assert engine.bot_action(disguised, seat, random.Random(7), strength) == from_state
@@ -176,7 +175,7 @@ def test_the_simulator_exits_non_zero_on_a_broken_invariant(
 ) -> None:
     args = ["--game", "qe", "--players", "3", "--games", "1", "--bots", "easy,random"]
     assert simulate.main(args) == 0
-    monkeypatch.setitem(simulate.INVARIANTS, "qe", lambda state: ["money from nowhere"])
+    monkeypatch.setattr(checks_of("qe"), "invariants", lambda state: ["money from nowhere"])
     assert simulate.main(args) == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "money from nowhere" in out and "easy" in out and "±" in out

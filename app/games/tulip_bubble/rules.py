@@ -187,7 +187,7 @@ def apply(state: State, seat: int, action: Action) -> State:
         raise IllegalAction(N_("Unknown action."))
     if kind != "redeem" and seat not in to_act(state):
         raise IllegalAction(N_("It is not your turn."))
-    new = _copy_state(state)
+    new = base.copy_state_sharing_log(state)
     handler(new, seat, action)
     return new
 
@@ -197,15 +197,6 @@ def result(state: State) -> Result | None:
     if not state["finished"] or end is None:
         return None
     return Result(winners=list(end["winners"]), scores=list(end["assets"]))
-
-
-def _copy_state(state: State) -> State:
-    """``base.copy_state`` without re-copying the game log: logged events are never changed after
-    they are written, so the new state's log shares them (a deep copy of a long log per action
-    made whole games quadratic)."""
-    new = base.copy_state({key: value for key, value in state.items() if key != "events"})
-    new["events"] = list(state["events"])
-    return new
 
 
 # --- legal-action templates --------------------------------------------------------------------
