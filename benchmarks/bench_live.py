@@ -402,7 +402,6 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         "mode": options.mode,
         "seconds": options.seconds,
     }
-    context = multiprocessing.get_context("spawn")
     if target == "bourse" and (options.processes > 1 or options.postgres):
         report["processes"] = options.processes
         report["database"] = "postgresql"
@@ -411,20 +410,10 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         server = servers[0]
         ports: int | list[int] = [one.port for one in servers] if len(servers) > 1 else server.port
         setup_deadline = time.monotonic() + options.setup_timeout
-        workers = max(1, min(options.workers, rooms))
-        shares = [list(range(rooms))[number::workers] for number in range(workers)]
-        pipes, processes = [], []
+        pipes: list[Any] = []
+        processes: list[Any] = []
         try:
-            for share in shares:
-                parent, child = context.Pipe()
-                process = context.Process(
-                    target=worker_main,
-                    args=(child, asdict(options), target, ports, share, setup_deadline),
-                    daemon=True,
-                )
-                process.start()
-                pipes.append(parent)
-                processes.append(process)
+            _start_workers(options, target, ports, rooms, setup_deadline, pipes, processes)
             ready = [_receive(pipe, setup_deadline + 5) for pipe in pipes]
             failed = [str(info) for kind, info in ready if kind != "ready"]
             if failed:
@@ -454,14 +443,7 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
             rss, peak = sum(rss for rss, _ in memory), sum(peak for _, peak in memory)
             growth = server.database_bytes() - size0
         finally:
-            for pipe in pipes:
-                with contextlib.suppress(OSError):
-                    pipe.send(("stop", None))
-            for process in processes:
-                process.join(timeout=5)
-                if process.is_alive():
-                    process.kill()
-                    process.join(timeout=5)
+            _stop_workers(pipes, processes)
         failed = [str(info) for kind, info in results if kind != "done"]
         if failed:
             report["failed"] = "; ".join(failed)
@@ -489,21 +471,67 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         report["server_error_lines"] = sum(one.error_lines for one in servers)
         if report["server_error_lines"]:
             report["log_tail"] = [line for one in servers for line in list(one.log_tail)[-10:]]
-        if target == "bourse" and report.get("database") == "postgresql":
-            report["db_source"] = "postgresql (its own writes: not counted)"
-            report["db_bytes_per_action"] = None
-            report["db_bytes_per_action_thirds"] = [None, None, None]
-        elif target == "bourse":
-            total = sum(written)
-            report["db_source"] = "write_bytes" if total else "db+wal growth"
-            if not total:
-                written = [growth, 0, 0]
-            report["db_bytes_per_action"] = (sum(written) / accepted) if accepted else None
-            report["db_bytes_per_action_thirds"] = [
-                (amount / count) if count else None
-                for amount, count in zip(written, bucket["accepted_by_third"], strict=True)
-            ]
+        if target == "bourse":
+            _add_database_figures(report, written, growth, bucket["accepted_by_third"])
     return report
+
+
+def _start_workers(
+    options: Options,
+    target: str,
+    ports: int | list[int],
+    rooms: int,
+    setup_deadline: float,
+    pipes: list[Any],
+    processes: list[Any],
+) -> None:
+    """Spawn the client workers, each driving its share of the rooms; ``pipes`` and ``processes``
+    grow as they start, so the caller can stop those that did even if a later one fails."""
+    context = multiprocessing.get_context("spawn")
+    workers = max(1, min(options.workers, rooms))
+    shares = [list(range(rooms))[number::workers] for number in range(workers)]
+    for share in shares:
+        parent, child = context.Pipe()
+        process = context.Process(
+            target=worker_main,
+            args=(child, asdict(options), target, ports, share, setup_deadline),
+            daemon=True,
+        )
+        process.start()
+        pipes.append(parent)
+        processes.append(process)
+
+
+def _stop_workers(pipes: list[Any], processes: list[Any]) -> None:
+    for pipe in pipes:
+        with contextlib.suppress(OSError):
+            pipe.send(("stop", None))
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
+
+
+def _add_database_figures(
+    report: dict[str, Any], written: list[int], growth: int, accepted_by_third: list[int]
+) -> None:
+    """Bytes the database wrote per accepted action, overall and per third of the run (on SQLite:
+    the server's write_bytes, or the file's growth where /proc does not count them)."""
+    accepted = report["accepted"]
+    if report.get("database") == "postgresql":
+        report["db_source"] = "postgresql (its own writes: not counted)"
+        report["db_bytes_per_action"] = None
+        report["db_bytes_per_action_thirds"] = [None, None, None]
+        return
+    total = sum(written)
+    report["db_source"] = "write_bytes" if total else "db+wal growth"
+    if not total:
+        written = [growth, 0, 0]
+    report["db_bytes_per_action"] = (sum(written) / accepted) if accepted else None
+    report["db_bytes_per_action_thirds"] = [
+        (amount / count) if count else None for amount, count in zip(written, accepted_by_third, strict=True)
+    ]
 
 
 # --------------------------------------------------------------------------- the spectator flood

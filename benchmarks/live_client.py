@@ -322,6 +322,38 @@ class _Conn:
     idle_since: float = 0.0
 
 
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes, bool]:
+    """One HTTP/1.1 response: (status, body, whether the server closes the connection after it)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    length: int | None = None
+    chunked = close = False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value)
+        elif name == b"transfer-encoding" and b"chunked" in value.lower():
+            chunked = True
+        elif name == b"connection" and b"close" in value.lower():
+            close = True
+    if chunked:
+        return status, await _read_chunked(reader), close
+    if length is not None:
+        return status, await reader.readexactly(length), close
+    return status, await reader.read(), True  # the body ends with the connection
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    parts = []
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        parts.append(await reader.readexactly(size + 2))
+        if size == 0:
+            break
+    return b"".join(part[:-2] for part in parts)
+
+
 class Http:
     """HTTP/1.1 with keep-alive to one host: at most ``limit`` requests in flight, each bounded."""
 
@@ -371,32 +403,7 @@ class Http:
                     + f"Content-Length: {len(body)}\r\n\r\n".encode()
                     + body
                 )
-                head = await conn.reader.readuntil(b"\r\n\r\n")
-                status = int(head[9:12])
-                length: int | None = None
-                chunked = close = False
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    name = name.strip().lower()
-                    if name == b"content-length":
-                        length = int(value)
-                    elif name == b"transfer-encoding" and b"chunked" in value.lower():
-                        chunked = True
-                    elif name == b"connection" and b"close" in value.lower():
-                        close = True
-                if chunked:
-                    parts = []
-                    while True:
-                        size = int((await conn.reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                        parts.append(await conn.reader.readexactly(size + 2))
-                        if size == 0:
-                            break
-                    data = b"".join(part[:-2] for part in parts)
-                elif length is not None:
-                    data = await conn.reader.readexactly(length)
-                else:
-                    data = await conn.reader.read()
-                    close = True
+                status, data, close = await _read_response(conn.reader)
             if close:
                 conn.writer.close()
             else:
