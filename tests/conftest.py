@@ -37,6 +37,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("database_url", DATABASES, indirect=True)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test that drives Chromium (through the ``browser`` fixture) fails unless it is marked
+    ``browser``: ``-m "not browser"`` must leave out every test that needs Chromium."""
+    uses_browser = "browser" in getattr(item, "fixturenames", ())
+    if uses_browser and item.get_closest_marker("browser") is None:
+        pytest.fail(f"{item.nodeid} uses the browser fixture: mark it (pytestmark = pytest.mark.browser)")
+
+
 @pytest.fixture(scope="session")
 def scale_services() -> Iterator[ServiceUrls]:
     """PostgreSQL and Redis for the tests (see tests/scale/services.py), stopped at the session's end

@@ -22,6 +22,8 @@ from app.games.registry import ENGINES
 from tests.browser.helpers import axe_violations, create_room, page_width_overflow, wait_live
 from tests.conftest import ARTIFACTS
 
+pytestmark = pytest.mark.browser
+
 GAMES = sorted(ENGINES)
 GENERIC_PROMPTS = ("Your move!", "Waiting for")  # the platform's fallback: a game's own prompt names more
 GAME_SECONDS = 150  # a bound on one whole game; bots move every 50 ms in the test server
