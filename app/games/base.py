@@ -328,6 +328,29 @@ def draw_rng(state: State) -> random.Random:
     return random.Random(f"{state['seed']}/{state['rng_step']}")
 
 
+@dataclass(frozen=True)
+class Refusals:
+    """A game's own words for the refusals its ``apply`` opens with, ``N_``-marked in its ``rules.py``
+    so that they are in its catalogue (see ``open_apply``)."""
+
+    not_an_action: str
+    game_over: str
+    not_seated: str
+
+
+def open_apply(state: State, seat: Any, action: Any, refusals: Refusals) -> Action:
+    """The checks every game's ``apply`` opens with, in this order: ``action`` is an object, the game
+    is not over, and ``seat`` is a seat at this table (a number: ``True`` is not seat 1). Returns the
+    action; the game then checks its type and whether the seat may act, and copies the state."""
+    if not isinstance(action, dict):
+        raise IllegalAction(refusals.not_an_action)
+    if state["finished"]:
+        raise IllegalAction(refusals.game_over)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["players"]:
+        raise IllegalAction(refusals.not_seated)
+    return action
+
+
 def copy_state(state: State) -> State:
     """The deep copy ``apply`` works on, so the caller's state is never touched."""
     return copy.deepcopy(state)

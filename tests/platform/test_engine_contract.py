@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from app.games.base import Engine
-from app.games.registry import ENGINES
+from app.games.base import Engine, IllegalAction
+from app.games.registry import ENGINES, checks_of
 from app.web.render import render_seat_html
 
 CASES = [
@@ -58,3 +58,40 @@ def check_views_and_pages(engine: Engine, state: dict, seed_text: str, full: boo
         for locale in ("en", "zh_Hant", "zh_Hans") if full else ("en",):
             html = render_seat_html(engine, state, seat, locale=locale)
             assert seed_text not in html
+
+
+@pytest.mark.parametrize("game_id", sorted(ENGINES))
+def test_apply_opens_with_the_shared_refusals(game_id: str) -> None:
+    """``base.open_apply``: no action object, no seat at the table, or a finished game is refused,
+    and the state is untouched."""
+    engine = ENGINES[game_id]
+    state = engine.setup(engine.info.min_players, {}, 1)
+    before = copy.deepcopy(state)
+    seat = engine.to_act(state)[0]
+    action = engine.bot_action(state, seat, random.Random(1))
+    refused = [
+        (seat, "bid"),
+        (seat, None),
+        (engine.info.min_players, action),
+        (-1, action),
+        (True, action),
+        (str(seat), action),
+    ]
+    for who, what in refused:
+        with pytest.raises(IllegalAction):
+            engine.apply(state, who, what)  # type: ignore[arg-type]
+    with pytest.raises(IllegalAction, match="^That is not an action.$"):
+        engine.apply(state, seat, ["bid"])  # type: ignore[arg-type]
+    with pytest.raises(IllegalAction, match="^The game is over.$"):
+        engine.apply({**state, "finished": True}, seat, action)
+    assert state == before
+
+
+@pytest.mark.parametrize("game_id", sorted(ENGINES))
+def test_every_game_has_checks_that_pass_at_the_start(game_id: str) -> None:
+    """The simulator and the tests find a game's invariants and disguise through the registry."""
+    engine = ENGINES[game_id]
+    state = engine.setup(engine.info.max_players, {}, 2)
+    assert checks_of(game_id).invariants(state) == []
+    disguised, changed = checks_of(game_id).disguise(state, 0, random.Random(0))
+    assert 0 in changed and disguised != state

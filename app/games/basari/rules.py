@@ -621,17 +621,18 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     return [{"type": "continue", "label": N_("Continue"), "params": {}}]
 
 
+REFUSALS = base.Refusals(
+    not_an_action=N_("That is not an action."),
+    game_over=N_("The game is over."),
+    not_seated=N_("You are not a player at this table."),
+)
+
+
 def apply(state: State, seat: int, action: Action) -> State:
-    if state["finished"]:
-        raise IllegalAction(N_("The game is over."))
-    if not isinstance(action, dict):
-        raise IllegalAction(N_("That is not an action."))
-    kind = action.get("type")
+    kind = base.open_apply(state, seat, action, REFUSALS).get("type")
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise IllegalAction(N_("There is no action called {type} in Basari."), type=shown(kind))
-    if not isinstance(seat, int) or not 0 <= seat < state["players"]:
-        raise IllegalAction(N_("You are not a player at this table."))
     new_state = base.copy_state(state)
     handler(new_state, seat, action)
     return new_state

@@ -184,14 +184,15 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     return [{"type": "bid", "label": N_("Hand in a sealed bid"), "params": {"amount": amount}}]
 
 
+REFUSALS = base.Refusals(
+    not_an_action=N_("That is not an action."),
+    game_over=N_("The game is over."),
+    not_seated=N_("You are not playing in this game."),
+)
+
+
 def apply(state: State, seat: int, action: Any) -> State:
-    if not isinstance(action, dict):
-        raise IllegalAction(N_("That is not an action."))
-    if state["finished"]:
-        raise IllegalAction(N_("The game is over."))
-    if not isinstance(seat, int) or not 0 <= seat < state["players"]:
-        raise IllegalAction(N_("You are not playing in this game."))
-    kind = action.get("type")
+    kind = base.open_apply(state, seat, action, REFUSALS).get("type")
     handlers = {"open_bid": _open_bid, "bid": _bid, "reveal": _reveal, "peek": _peek}
     if not isinstance(kind, str) or kind not in handlers:
         raise IllegalAction(N_("Q.E. has no such action."))

@@ -174,14 +174,15 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     return legal
 
 
+REFUSALS = base.Refusals(
+    not_an_action=N_("That is not an action."),
+    game_over=N_("The game is over."),
+    not_seated=N_("You are not seated in this game."),
+)
+
+
 def apply(state: State, seat: int, action: Action) -> State:
-    if state["finished"]:
-        raise IllegalAction(N_("The game is over."))
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state["players"]:
-        raise IllegalAction(N_("You are not seated in this game."))
-    if not isinstance(action, dict):
-        raise IllegalAction(N_("That is not an action."))
-    kind = action.get("type")
+    kind = base.open_apply(state, seat, action, REFUSALS).get("type")
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise IllegalAction(N_("Unknown action."))

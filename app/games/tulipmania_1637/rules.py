@@ -221,20 +221,24 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
 # --- apply -------------------------------------------------------------------------------------------
 
 
+REFUSALS = base.Refusals(
+    not_an_action=N_("That is not an action."),
+    game_over=N_("The game is over."),
+    not_seated=N_("There is no such seat."),
+)
+
+
 def apply(state: State, seat: Any, action: Any) -> State:
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise IllegalAction(N_("That is not an action."))
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state["players"]:
-        raise IllegalAction(N_("There is no such seat."))
-    if state["phase"] == OVER:
-        raise IllegalAction(N_("The game is over."))
+    kind = base.open_apply(state, seat, action, REFUSALS).get("type")
+    if not isinstance(kind, str):
+        raise IllegalAction(REFUSALS.not_an_action)
     if seat not in to_act(state):
         if state["phase"] == CHOOSE and seat != state["current"]:
             raise IllegalAction(N_("You have already chosen an action card; wait for the reveal."))
         if state["phase"] == CHOOSE:
             raise IllegalAction(N_("Wait for the other players to choose their action cards."))
         raise IllegalAction(N_("It is {seat}'s turn, not yours."), seat=base.seat_ref(state["current"]))
-    handler = _HANDLERS.get((state["phase"], action["type"]))
+    handler = _HANDLERS.get((state["phase"], kind))
     if handler is None:
         raise IllegalAction(N_("You cannot do that now."))
     new = base.copy_state(state)
