@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.games.base import random_legal_action
+from app.games.registry import ENGINES
 from app.web.app import create_app
 
 BIG = 10000000000000000000001
@@ -52,7 +53,7 @@ def play_random_move(client: TestClient, code: str, tokens: list[str], rng: rand
 def test_games_are_listed(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
         games = {game["id"]: game for game in client.get("/api/games").json()}
-    assert set(games) == {"tulip-bubble", "basari", "tulipmania-1637", "qe"}
+    assert set(games) == set(ENGINES)
     assert games["qe"]["players"] == {"min": 3, "max": 5}
 
 

@@ -12,7 +12,7 @@ import pytest
 from app.games.base import State
 from app.games.tulipmania_1637 import ENGINE, data, rules
 from app.web.app import form_to_action
-from app.web.render import render_seat_html
+from app.web.render import environment, render_seat_html
 from tests.games.tulipmania_1637.tulipmania_helpers import disguised
 
 ANN, BILL, CHARLES, DAVE = 0, 1, 2, 3
@@ -191,3 +191,8 @@ def test_every_enabled_button_posts_an_action_the_engine_accepts(players: int) -
             for action in page.disabled:
                 assert int(str(action["card"])) not in playable[0]
     assert checked > 100
+
+
+def test_the_rules_page_says_the_board_values_are_our_reconstruction() -> None:
+    english = environment("en").get_template("games/tulipmania-1637/rules.html").render()
+    assert "is a reconstruction from the rulebook's examples" in english
