@@ -477,6 +477,9 @@
       if (message) {
         showControlError(form, message);
       }
+      if (status === 409) {
+        catchUp(message);
+      }
       return;  // what was typed stays, to be corrected
     }
     if (event.detail.successful) {
@@ -527,10 +530,94 @@
     });
   });
 
-  document.addEventListener("htmx:wsOpen", function () {
+  // ------------------------------------------------------------ the live line comes back by itself
+  // The ws extension reopens a socket only after 1006, 1011, 1012 and 1013, but the server also closes
+  // a tab that fell too far behind (4408) and says 1001 when it stops. Every close but a refusal
+  // reopens here, after a back-off with jitter (a crowd of tabs must not come back at once), and the
+  // new socket names the version the tab shows (?v=): the server sends what changed since, if anything.
+  var EXTENSION_REOPENS = [1006, 1011, 1012, 1013];
+  // The server's refusals (another site's page, an unknown room) are final. It sends them before the
+  // handshake, though, which a browser reports as 1006: the extension retries those, within the back-off.
+  var REFUSALS = [4403, 4404];
+  var FIRST_RETRY_MS = 1000;
+  var LONGEST_RETRY_MS = 30000;
+  var attempts = 0;  // connection attempts since the line was last open
+  var socket = null;  // the socket opened last: the close of one it replaced is no news
+  var line = null;  // the extension's wrapper of it, whose reconnect() opens a new one
+  var retry = null;  // our own pending reopening
+  var shownVersion = null;  // the room version the last push brought
+  var refusedBecauseStale = null;  // the message of a refusal that made this tab catch up
+
+  function retryDelay() {
+    var ceiling = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * Math.pow(2, attempts));
+    return ceiling / 2 + Math.random() * ceiling / 2;
+  }
+
+  if (window.htmx && htmx.createWebSocket) {
+    var openSocket = htmx.createWebSocket;
+    htmx.createWebSocket = function (url) {
+      var address = new URL(url, window.location.href);
+      if (shownVersion !== null) {
+        address.searchParams.set("v", shownVersion);
+      }
+      socket = openSocket(address.href);
+      return socket;
+    };
+    htmx.config.wsReconnectDelay = retryDelay;  // the extension's own reopenings wait as ours do
+  }
+
+  function reopen() {
+    window.clearTimeout(retry);
+    retry = null;
+    line.reconnect();
+  }
+
+  // A 409 (a stale version, a double submit, a room in another state) means the table shown is old:
+  // an open line is reopened now, and the server sends the table as it is. A line that is opening,
+  // or that the extension retries, brings it when it opens.
+  function catchUp(message) {
+    refusedBecauseStale = message;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      line.reconnect();
+    } else if (retry !== null) {
+      reopen();
+    }
+  }
+
+  document.addEventListener("htmx:wsConnecting", function () {
+    attempts += 1;
+  });
+  document.addEventListener("htmx:wsOpen", function (event) {
+    attempts = 0;
+    line = event.detail.socketWrapper;
     document.body.classList.add("ws-online");
   });
-  document.addEventListener("htmx:wsClose", function () {
+  document.addEventListener("htmx:wsClose", function (event) {
+    var closed = event.detail.event;
+    if (closed.target !== socket) {
+      return;
+    }
+    line = event.detail.socketWrapper;
     document.body.classList.remove("ws-online");
+    var reopensItself = EXTENSION_REOPENS.indexOf(closed.code) >= 0;
+    if (!reopensItself && REFUSALS.indexOf(closed.code) < 0 && document.body.contains(event.target)) {
+      retry = window.setTimeout(reopen, retryDelay());
+    }
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var stamp = document.querySelector("#r-flash[data-room-version]");
+    if (!stamp) {
+      return;
+    }
+    shownVersion = stamp.getAttribute("data-room-version");
+    if (refusedBecauseStale) {
+      // The table came back with a version stamp that clears old messages: this one is still news.
+      var note = document.createElement("div");
+      note.className = "flash";
+      note.setAttribute("role", "alert");
+      note.textContent = refusedBecauseStale;
+      stamp.replaceChildren(note);
+      refusedBecauseStale = null;
+    }
   });
 })();
