@@ -87,7 +87,7 @@ def service(database_url: str) -> Iterator[RoomService]:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0)  # type: ignore[call-arg]
+    return Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0)
 
 
 CHROMIUM = Path("/usr/bin/chromium")
