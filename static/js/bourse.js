@@ -531,10 +531,10 @@
   });
 
   // ------------------------------------------------------------ the live line comes back by itself
-  // The ws extension reopens a socket only after 1006, 1011, 1012 and 1013, but the server also closes
-  // a tab that fell too far behind (4408) and says 1001 when it stops. Every close but a refusal
-  // reopens here, after a back-off with jitter (a crowd of tabs must not come back at once), and the
-  // new socket names the version the tab shows (?v=): the server sends what changed since, if anything.
+  // The ws extension reopens a socket only after 1006, 1011, 1012 and 1013, but the server closes a tab
+  // that fell too far behind with 4408 (and a proxy in between may say anything). Every close but a
+  // refusal reopens here, after a back-off with jitter (a crowd of tabs must not come back at once),
+  // and the new socket names the version the tab shows (?v=): the server sends what changed since.
   var EXTENSION_REOPENS = [1006, 1011, 1012, 1013];
   // The server's refusals (another site's page, an unknown room) are final. It sends them before the
   // handshake, though, which a browser reports as 1006: the extension retries those, within the back-off.
