@@ -5,13 +5,17 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.games import base
 from app.games.basari import ENGINE
 from app.games.basari.data import COLOURS, GEMS_PER_COLOUR, MARKET_CARDS
 from app.games.base import Action, State
 
-SEEDS = range(6)
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+# The same examples on every run (so in CI): derandomized, which also keeps no example database.
+REPRODUCIBLE = settings(deadline=None, derandomize=True)
 MAX_STEPS = 2000
 
 
@@ -72,23 +76,28 @@ def play_out(players: int, seed: int) -> tuple[State, list[tuple[int, Action]]]:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_random_legal_games_conserve_gems_and_cards_keep_choices_secret_and_replay(players: int) -> None:
-    for seed in SEEDS:
-        final, actions = play_out(players, seed)
-        assert final["round"] == 3 and len(final["round_summaries"]) == 3
-        result = ENGINE.result(final)
-        assert result is not None and result.winners
-        assert result.scores == final["scores"]
-        replayed = ENGINE.setup(players, {}, seed)
-        for seat, action in actions:
-            replayed = ENGINE.apply(replayed, seat, action)
-        assert replayed == final
+@settings(REPRODUCIBLE, max_examples=6)
+@given(seed=SEEDS)
+def test_random_legal_games_conserve_gems_and_cards_keep_choices_secret_and_replay(
+    players: int, seed: int
+) -> None:
+    final, actions = play_out(players, seed)
+    assert final["round"] == 3 and len(final["round_summaries"]) == 3
+    result = ENGINE.result(final)
+    assert result is not None and result.winners
+    assert result.scores == final["scores"]
+    replayed = ENGINE.setup(players, {}, seed)
+    for seat, action in actions:
+        replayed = ENGINE.apply(replayed, seat, action)
+    assert replayed == final
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_views_never_carry_the_deck_order_or_the_seed(players: int) -> None:
+@settings(REPRODUCIBLE, max_examples=10)
+@given(seed=SEEDS)
+def test_views_never_carry_the_deck_order_or_the_seed(players: int, seed: int) -> None:
     """Ruling 9: the deck's order is secret; the seed would reveal it."""
-    state = ENGINE.setup(players, {}, 5)
+    state = ENGINE.setup(players, {}, seed)
     for seat in [None, *range(players)]:
         view = ENGINE.view(state, seat)
         assert "deck" not in view and "seed" not in view and "rng_step" not in view
@@ -96,9 +105,11 @@ def test_views_never_carry_the_deck_order_or_the_seed(players: int) -> None:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_bots_alone_finish_the_game(players: int) -> None:
-    rng = random.Random(players)
-    state = ENGINE.setup(players, {}, 100 + players)
+@settings(REPRODUCIBLE, max_examples=2)
+@given(seed=SEEDS)
+def test_bots_alone_finish_the_game(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, {}, seed)
     for _ in range(MAX_STEPS):
         waiting = ENGINE.to_act(state)
         if not waiting:

@@ -9,12 +9,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.games import base
 from app.games.base import State
 from app.games.qe import ENGINE, data, rules
 
-SEEDS = range(25)
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+# The same examples on every run (so in CI): derandomized, which also keeps no example database.
+REPRODUCIBLE = settings(deadline=None, derandomize=True)
 SECRET_PREFIX = "987654321"
 
 
@@ -58,25 +62,26 @@ def play(
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_random_play_ends_with_tiles_and_money_conserved_and_replays_exactly(players: int) -> None:
-    for seed in SEEDS:
-        state, moves = play(players, seed)
-        awarded = [r["tile"] for r in state["auctions"]]
-        assert sorted(awarded) == sorted(data.tiles_in_play(players))
-        assert state["deck"] == [] and len(state["auctions"]) == state["turns"]
-        final = state["final"]
-        assert sum(final["spends"]) == sum(r["amount"] for r in state["auctions"] if r["winner"] is not None)
-        for seat in range(players):
-            rounds = state["zero_rounds"][seat]
-            assert len(rounds) == len(set(rounds)) and (players >= 4 or rounds == [])
-        result = ENGINE.result(state)
-        assert result is not None and result.winners
-        assert not any(final["eliminated"][w] for w in result.winners)
-        replay = ENGINE.setup(players, {}, seed)
-        for seat, action in moves:
-            replay = ENGINE.apply(replay, seat, action)
-        assert replay == state
-        assert json.loads(json.dumps(state)) == state
+@settings(REPRODUCIBLE, max_examples=25)
+@given(seed=SEEDS)
+def test_random_play_ends_with_tiles_and_money_conserved_and_replays_exactly(players: int, seed: int) -> None:
+    state, moves = play(players, seed)
+    awarded = [r["tile"] for r in state["auctions"]]
+    assert sorted(awarded) == sorted(data.tiles_in_play(players))
+    assert state["deck"] == [] and len(state["auctions"]) == state["turns"]
+    final = state["final"]
+    assert sum(final["spends"]) == sum(r["amount"] for r in state["auctions"] if r["winner"] is not None)
+    for seat in range(players):
+        rounds = state["zero_rounds"][seat]
+        assert len(rounds) == len(set(rounds)) and (players >= 4 or rounds == [])
+    result = ENGINE.result(state)
+    assert result is not None and result.winners
+    assert not any(final["eliminated"][w] for w in result.winners)
+    replay = ENGINE.setup(players, {}, seed)
+    for seat, action in moves:
+        replay = ENGINE.apply(replay, seat, action)
+    assert replay == state
+    assert json.loads(json.dumps(state)) == state
 
 
 class SecretBidWatcher:
@@ -119,12 +124,13 @@ class SecretBidWatcher:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
+@settings(REPRODUCIBLE, max_examples=10)
+@given(seed=SEEDS)
 def test_no_view_shows_a_secret_bid_or_hidden_winning_amount_to_a_seat_that_may_not_see_it(
-    players: int,
+    players: int, seed: int
 ) -> None:
     """Ruling 6: a bid like 987654321123456 appears exactly in the views of those allowed."""
-    for seed in range(10):
-        play(players, seed, SecretBidWatcher())
+    play(players, seed, SecretBidWatcher())
 
 
 def swap_tokens(state: State, a: int, b: int) -> State:
@@ -154,9 +160,10 @@ def check_tokens_secret(before: State, state: State, seat: int, action: dict[str
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_industry_tokens_stay_secret_until_the_end(players: int) -> None:
-    for seed in range(3):
-        play(players, seed, check_tokens_secret)
+@settings(REPRODUCIBLE, max_examples=3)
+@given(seed=SEEDS)
+def test_industry_tokens_stay_secret_until_the_end(players: int, seed: int) -> None:
+    play(players, seed, check_tokens_secret)
 
 
 def test_finished_game_reveals_every_full_sheet_to_everyone() -> None:
@@ -169,12 +176,13 @@ def test_finished_game_reveals_every_full_sheet_to_everyone() -> None:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_bot_plays_only_legal_actions_to_the_end(players: int) -> None:
-    for seed in range(10):
-        rng = random.Random(seed)
-        state = ENGINE.setup(players, {}, seed)
-        while not state["finished"]:
-            seat = ENGINE.to_act(state)[0]
-            state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
-        assert ENGINE.result(state) is not None
-        assert rules.to_act(state) == []
+@settings(REPRODUCIBLE, max_examples=10)
+@given(seed=SEEDS)
+def test_bot_plays_only_legal_actions_to_the_end(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, {}, seed)
+    while not state["finished"]:
+        seat = ENGINE.to_act(state)[0]
+        state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
+    assert ENGINE.result(state) is not None
+    assert rules.to_act(state) == []

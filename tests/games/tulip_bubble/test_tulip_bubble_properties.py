@@ -9,14 +9,18 @@ import random
 from typing import Any
 
 import pytest
-from tulip_bubble_helpers import where_is_every_tulip
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.games import base
 from app.games.base import Action, State
 from app.games.tulip_bubble import ENGINE, prices, rules
 from app.games.tulip_bubble.data import COLLECTORS, START_CASH, all_tulips
+from tests.games.tulip_bubble.tulip_bubble_helpers import where_is_every_tulip
 
-SEEDS = range(12)
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+# The same examples on every run (so in CI): derandomized, which also keeps no example database.
+REPRODUCIBLE = settings(deadline=None, derandomize=True)
 
 
 def expected_cash_flows(before: State, seat: int, action: Action) -> list[int]:
@@ -27,11 +31,13 @@ def expected_cash_flows(before: State, seat: int, action: Action) -> list[int]:
         flows[seat] += prices.market_price(before, action["card"])
     elif kind == "sell_to_collector":
         cards = action["cards"].split(",")
-        flows[seat] += (
-            sum(prices.market_price(before, c) for c in cards) + COLLECTORS[action["collector"]]["bonus"]
-        )
+        bonus = COLLECTORS[action["collector"]]["bonus"]
+        assert isinstance(bonus, int)
+        flows[seat] += sum(prices.market_price(before, c) for c in cards) + bonus
     elif kind in ("sell_mortgage", "redeem"):
-        amount = rules.find_mortgage(before, seat, action["card"])["amount"]
+        mortgage = rules.find_mortgage(before, seat, action["card"])
+        assert mortgage is not None, action  # only a mortgaged card is sold mortgaged or redeemed
+        amount = mortgage["amount"]
         flows[seat] += (
             prices.market_price(before, action["card"]) - amount if kind == "sell_mortgage" else -amount
         )
@@ -83,19 +89,22 @@ def play_out(players: int, seed: int, options: dict[str, bool] | None = None) ->
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_random_play_conserves_tulips_and_money_and_replays_exactly(players: int) -> None:
+@settings(REPRODUCIBLE, max_examples=12)
+@given(seed=SEEDS, joining_mid_game=st.booleans(), no_margin_trading=st.booleans())
+def test_random_play_conserves_tulips_and_money_and_replays_exactly(
+    players: int, seed: int, joining_mid_game: bool, no_margin_trading: bool
+) -> None:
     """Every tulip somewhere once; cash changes only by the rulebook's payments; replay == state."""
-    for seed in SEEDS:
-        options = {"joining_mid_game": seed % 3 == 1, "no_margin_trading": seed % 4 == 2}
-        final, log = play_out(players, seed, options)
-        result = ENGINE.result(final)
-        assert result is not None and result.winners
-        assert 8 <= final["round"] <= 10 or final["end"]["reason"] == "black_tulip"
-        replay = ENGINE.setup(players, options, seed)
-        for seat, action in log:
-            replay = ENGINE.apply(replay, seat, action)
-        assert replay == final
-        json.dumps(final)  # plain JSON
+    options = {"joining_mid_game": joining_mid_game, "no_margin_trading": no_margin_trading}
+    final, log = play_out(players, seed, options)
+    result = ENGINE.result(final)
+    assert result is not None and result.winners
+    assert 8 <= final["round"] <= 10 or final["end"]["reason"] == "black_tulip"
+    replay = ENGINE.setup(players, options, seed)
+    for seat, action in log:
+        replay = ENGINE.apply(replay, seat, action)
+    assert replay == final
+    json.dumps(final)  # plain JSON
 
 
 def _secret_variant(state: State, owner: int, rng: random.Random) -> State | None:
@@ -112,36 +121,37 @@ def _secret_variant(state: State, owner: int, rng: random.Random) -> State | Non
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_no_view_reveals_another_seats_hand_or_cash(players: int) -> None:
+@settings(REPRODUCIBLE, max_examples=4)
+@given(seed=SEEDS)
+def test_no_view_reveals_another_seats_hand_or_cash(players: int, seed: int) -> None:
     """Ruling 12: a seat's view (and a spectator's) is the same whatever another seat's hand and cash;
     the removed market card and the deck orders are never in a view."""
-    for seed in range(4):
-        state = ENGINE.setup(players, {}, seed)
-        rng = random.Random(seed)
-        step = 0
-        while not state["finished"]:
-            if step % 9 == 0:
-                for owner in range(players):
-                    variant = _secret_variant(state, owner, rng)
-                    if variant is None:
+    state = ENGINE.setup(players, {}, seed)
+    rng = random.Random(seed)
+    step = 0
+    while not state["finished"]:
+        if step % 9 == 0:
+            for owner in range(players):
+                variant = _secret_variant(state, owner, rng)
+                if variant is None:
+                    continue
+                for viewer in [None, *range(players)]:
+                    if viewer == owner:
                         continue
-                    for viewer in [None, *range(players)]:
-                        if viewer == owner:
-                            continue
-                        assert ENGINE.view(state, viewer) == ENGINE.view(variant, viewer)
-                    assert ENGINE.view(state, owner) != ENGINE.view(variant, owner)
-                hidden = base.copy_state(state)
-                if hidden["market_deck"][0] != hidden["market_removed"]:
-                    hidden["market_deck"][0], hidden["market_removed"] = (
-                        hidden["market_removed"], hidden["market_deck"][0])  # fmt: skip
-                    for viewer in [None, *range(players)]:
-                        assert ENGINE.view(state, viewer) == ENGINE.view(hidden, viewer)
-            seat, action = choose(state, rng)
-            state = ENGINE.apply(state, seat, action)
-            step += 1
-        for viewer in [None, *range(players)]:
-            dump = json.dumps(ENGINE.view(state, viewer))
-            assert "market_removed" not in dump and '"deck"' not in dump
+                    assert ENGINE.view(state, viewer) == ENGINE.view(variant, viewer)
+                assert ENGINE.view(state, owner) != ENGINE.view(variant, owner)
+            hidden = base.copy_state(state)
+            if hidden["market_deck"][0] != hidden["market_removed"]:
+                hidden["market_deck"][0], hidden["market_removed"] = (
+                    hidden["market_removed"], hidden["market_deck"][0])  # fmt: skip
+                for viewer in [None, *range(players)]:
+                    assert ENGINE.view(state, viewer) == ENGINE.view(hidden, viewer)
+        seat, action = choose(state, rng)
+        state = ENGINE.apply(state, seat, action)
+        step += 1
+    for viewer in [None, *range(players)]:
+        dump = json.dumps(ENGINE.view(state, viewer))
+        assert "market_removed" not in dump and '"deck"' not in dump
 
 
 def test_bots_only_take_legal_actions_and_finish_with_sensible_results() -> None:
@@ -157,6 +167,10 @@ def test_bots_only_take_legal_actions_and_finish_with_sensible_results() -> None
             assert action["type"] in {t["type"] for t in ENGINE.legal_actions(state, seat)}
             kinds.add(action["type"])
             state = ENGINE.apply(state, seat, action)
-        totals.append(sum(ENGINE.result(state).scores))
+        result = ENGINE.result(state)
+        assert result is not None
+        scores = [score for score in result.scores if score is not None]
+        assert len(scores) == 4  # every seat is scored
+        totals.append(sum(scores))
     assert {"sell", "place", "raise", "drop", "pay", "end_turn", "sell_to_collector"} <= kinds
     assert sum(totals) / len(totals) > 4 * START_CASH

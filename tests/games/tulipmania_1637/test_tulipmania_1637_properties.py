@@ -13,6 +13,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.games import base
 from app.games.base import State
@@ -34,7 +36,9 @@ BANK_RECEIVES = {
     "{seat} buys one {colour} tulip from the stockpile for ƒ{amount}; the price rises to ƒ{after}.",
 }
 
-SEEDS = range(10)
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+# The same examples on every run (so in CI): derandomized, which also keeps no example database.
+REPRODUCIBLE = settings(deadline=None, derandomize=True)
 
 
 def bank_flow(events: list[dict[str, Any]]) -> int:
@@ -112,23 +116,25 @@ def play_game(players: int, seed: int, checks: bool) -> tuple[State, list[tuple[
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_random_play_conserves_tulips_buyers_and_cash_and_keeps_secrets(players: int) -> None:
-    for seed in SEEDS:
-        state, _ = play_game(players, seed, checks=True)
-        result = ENGINE.result(state)
-        assert result is not None and result.winners
-        assert all(state["cash"][w] == max(state["cash"]) for w in result.winners)
+@settings(REPRODUCIBLE, max_examples=10)
+@given(seed=SEEDS)
+def test_random_play_conserves_tulips_buyers_and_cash_and_keeps_secrets(players: int, seed: int) -> None:
+    state, _ = play_game(players, seed, checks=True)
+    result = ENGINE.result(state)
+    assert result is not None and result.winners
+    assert all(state["cash"][w] == max(state["cash"]) for w in result.winners)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_replay_of_the_action_list_equals_the_final_state(players: int) -> None:
-    for seed in SEEDS:
-        final, history = play_game(players, seed, checks=False)
-        state = ENGINE.setup(players, {}, seed)
-        for seat, action in history:
-            state = ENGINE.apply(json.loads(json.dumps(state)), seat, json.loads(json.dumps(action)))
-        assert state == final
-        assert json.loads(json.dumps(final)) == final
+@settings(REPRODUCIBLE, max_examples=10)
+@given(seed=SEEDS)
+def test_replay_of_the_action_list_equals_the_final_state(players: int, seed: int) -> None:
+    final, history = play_game(players, seed, checks=False)
+    state = ENGINE.setup(players, {}, seed)
+    for seat, action in history:
+        state = ENGINE.apply(json.loads(json.dumps(state)), seat, json.loads(json.dumps(action)))
+    assert state == final
+    assert json.loads(json.dumps(final)) == final
 
 
 def expand(template: dict[str, Any]) -> list[dict[str, Any]]:
@@ -142,17 +148,18 @@ def expand(template: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_every_offered_action_is_accepted(players: int) -> None:
+@settings(REPRODUCIBLE, max_examples=4)
+@given(seed=SEEDS)
+def test_every_offered_action_is_accepted(players: int, seed: int) -> None:
     """Legal-action templates carry no constraint: every value in every domain must apply."""
-    for seed in range(4):
-        _, history = play_game(players, seed, checks=False)
-        state = ENGINE.setup(players, {}, seed)
-        for seat, action in history:
-            for other_seat in ENGINE.to_act(state):
-                for template in ENGINE.legal_actions(state, other_seat):
-                    for concrete in expand(template):
-                        ENGINE.apply(state, other_seat, concrete)
-            state = ENGINE.apply(state, seat, action)
+    _, history = play_game(players, seed, checks=False)
+    state = ENGINE.setup(players, {}, seed)
+    for seat, action in history:
+        for other_seat in ENGINE.to_act(state):
+            for template in ENGINE.legal_actions(state, other_seat):
+                for concrete in expand(template):
+                    ENGINE.apply(state, other_seat, concrete)
+        state = ENGINE.apply(state, seat, action)
 
 
 def test_bot_beats_random_players() -> None:
