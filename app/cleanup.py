@@ -30,7 +30,7 @@ def sweep_once(service: RoomService, settings: Settings, now: datetime | None = 
     def before(days: float) -> datetime | None:
         return now - timedelta(days=days) if days > 0 else None
 
-    deleted = service.sweep(before(settings.waiting_room_days), before(settings.game_retention_days))
+    deleted = service.sweeper.sweep(before(settings.waiting_room_days), before(settings.game_retention_days))
     if deleted:
         log.info("cleanup: deleted %d rooms nobody came back to", len(deleted))
     return deleted

@@ -2,7 +2,7 @@
 
 SQLite runs in WAL mode (synchronous NORMAL) with foreign keys and a busy timeout. Writes open with ``BEGIN IMMEDIATE``
 so two writers never both read a room and then race to update it; together with the version
-check in ``rooms.py`` this also holds across processes. Reads use plain deferred transactions.
+check in ``app/rooms/writer.py`` this also holds across processes. Reads use plain deferred transactions.
 
 PostgreSQL (``postgresql+psycopg://…``, the ``scale`` extra) runs at READ COMMITTED: a write session
 is marked ``LOCK_ROWS``, and the room service then reads the room's row ``FOR UPDATE``, so the writers

@@ -22,13 +22,13 @@ from app.web.render import render_seat_html
 
 
 def bench_game(service: RoomService, game_id: str, players: int) -> None:
-    code, _, _ = service.create_room(game_id, players, {}, None)
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
+    code, _, _ = service.seats.create_room(game_id, players, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
     durations = []
     while True:
         started = time.perf_counter()
-        if not service.bot_step(code):
+        if not service.turns.bot_step(code):
             break
         durations.append(time.perf_counter() - started)
     snapshot = service.load(code)
@@ -40,7 +40,7 @@ def bench_game(service: RoomService, game_id: str, players: int) -> None:
         render_seat_html(engine, snapshot.state, 0)
         renders.append(time.perf_counter() - started)
     replay_started = time.perf_counter()
-    service.replay(code)
+    service.records.replay(code)
     replay = time.perf_counter() - replay_started
     print(
         f"{game_id:16} {players}p  actions {len(durations):4}  "

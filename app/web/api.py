@@ -169,7 +169,7 @@ class ActionBody(BaseModel):
 async def _seat(request: Request, code: str) -> int | None:
     header = request.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else None
-    seat = await run_in_threadpool(get_service(request).seat_for_token, code, token)
+    seat = await run_in_threadpool(get_service(request).seats.seat_for_token, code, token)
     if token and seat is None:
         raise Forbidden(N_("This token is not a seat of this room."))
     return seat
@@ -254,7 +254,7 @@ def games() -> list[dict[str, Any]]:
 async def create_room(request: Request, body: CreateRoomBody) -> Any:
     try:
         code, seat, token = await run_in_threadpool(
-            get_service(request).create_room,
+            get_service(request).seats.create_room,
             body.game,
             body.players,
             body.options,
@@ -279,7 +279,7 @@ async def get_room(request: Request, code: str) -> Any:
 @router.post("/rooms/{code}/join", status_code=201, responses=errors(400, 404, 409, *WRITE))
 async def join(request: Request, code: str, body: JoinBody) -> Any:
     try:
-        seat, token = await run_in_threadpool(get_service(request).join, code, body.name)
+        seat, token = await run_in_threadpool(get_service(request).seats.join, code, body.name)
     except RoomError as refused:
         return _refusal(refused)
     await get_live(request).after_change(code)
@@ -296,10 +296,10 @@ async def bots(request: Request, code: str, body: BotsBody) -> Any:
         if snapshot.status == "waiting":
             if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
                 raise RoomError(N_("Bots join at the next free seat ({seat})."), seat=len(snapshot.seats))
-            await run_in_threadpool(service.add_bot, code, seat, body.fill, body.strength)
+            await run_in_threadpool(service.seats.add_bot, code, seat, body.fill, body.strength)
         else:
             away = get_live(request).away(code, snapshot)
-            await run_in_threadpool(service.set_bot_control, code, seat, body.seat, True, away)
+            await run_in_threadpool(service.seats.set_bot_control, code, seat, body.seat, True, away)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
@@ -311,7 +311,7 @@ async def take_back(request: Request, code: str) -> Any:
     """Take your seat back from the bot the host handed it to."""
     try:
         seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).set_bot_control, code, seat, seat, False)
+        await run_in_threadpool(get_service(request).seats.set_bot_control, code, seat, seat, False)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
@@ -323,7 +323,7 @@ async def remove_seat(request: Request, code: str, target: int) -> Any:
     """The host removes a waiting player (before the start)."""
     try:
         seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).remove_seat, code, seat, target)
+        await run_in_threadpool(get_service(request).seats.remove_seat, code, seat, target)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
@@ -334,7 +334,7 @@ async def remove_seat(request: Request, code: str, target: int) -> Any:
 async def start(request: Request, code: str) -> Any:
     try:
         seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).start, code, seat)
+        await run_in_threadpool(get_service(request).seats.start, code, seat)
         await get_live(request).after_change(code)
         return await _answer(request, code, seat)
     except RoomError as refused:
@@ -346,7 +346,7 @@ async def play_again(request: Request, code: str) -> Any:
     """The host sets up a new room with the same game, options and bots; others may join it."""
     try:
         seat = await _seat(request, code)
-        new_code, token = await run_in_threadpool(get_service(request).play_again, code, seat)
+        new_code, token = await run_in_threadpool(get_service(request).records.play_again, code, seat)
         await get_live(request).after_change(code)
     except RoomError as refused:
         return _refusal(refused)
@@ -359,7 +359,7 @@ async def act(request: Request, code: str, body: ActionBody) -> Any:
     service = get_service(request)
     try:
         seat = await _seat(request, code)
-        snapshot = await run_in_threadpool(service.act, code, seat, body.version, body.action)
+        snapshot = await run_in_threadpool(service.turns.act, code, seat, body.version, body.action)
     except RoomError as refused:
         if refused.status == 409:
             try:
@@ -402,7 +402,7 @@ async def game_log(request: Request, code: str) -> Any:
 async def chat_messages(request: Request, code: str) -> Any:
     """The table chat's newest messages, oldest first (spectators' marked ``spectator``)."""
     try:
-        lines = await run_in_threadpool(get_service(request).chat_lines, code)
+        lines = await run_in_threadpool(get_service(request).chat.lines, code)
     except RoomError as refused:
         return _refusal(refused)
     return {"messages": [line.to_json() for line in lines]}
@@ -420,7 +420,7 @@ async def post_chat(request: Request, code: str, body: ChatBody) -> Any:
         snapshot = await run_in_threadpool(service.load, code)
         reaction = body.reaction is not None
         line = await run_in_threadpool(
-            service.post_chat,
+            service.chat.post,
             code,
             seat,
             chat_author_of(token, "address:" + client_key(request.scope)),
@@ -439,7 +439,7 @@ async def mute(request: Request, code: str, body: MuteBody) -> Any:
     """The host mutes the writer of a message: they can no longer write at this table."""
     try:
         seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).mute, code, seat, body.message)
+        await run_in_threadpool(get_service(request).chat.mute, code, seat, body.message)
     except RoomError as refused:
         return _refusal(refused)
     return {"muted": body.message}

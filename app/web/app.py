@@ -55,7 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     db = Database(settings.database_url)  # creates the SQLite file's folder
     upgrade_to_head(settings.database_url)
     service = RoomService(db)
-    service.bot_budget = Budget(seconds=settings.bot_think_seconds)
+    service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
     broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
     leases = (
         RedisLeases(settings.broadcast_url, broadcast.origin, settings.lease_seconds)
@@ -75,7 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await live.start()
-        for code in await run_in_threadpool(service.playing_rooms):
+        for code in await run_in_threadpool(service.turns.playing_rooms):
             live.kick_bots(code)  # bots resume where a restart left them
         sweeper = (
             asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
@@ -155,7 +155,7 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 async def database_error(request: Request, exc: Exception) -> Response:
     """The database refused (a full disk, a read-only or locked file): 503, readable, JSON under /api/."""
     log.error("%s %s: the database failed: %s", request.method, request.url.path, getattr(exc, "orig", exc))
-    get_service(request).write_failed()  # /healthz reports it for a while
+    get_service(request).health.write_failed()  # /healthz reports it for a while
     return refusal_response(request, 503, CANNOT_SAVE, headers={"Retry-After": "30"})
 
 

@@ -118,7 +118,7 @@ def get_seat(service: ServiceDep, code: str, token: SeatTokenDep) -> int | None:
     An unknown room is no seat either: the route then answers the room's own "not found".
     """
     try:
-        return service.seat_for_token(code, token)
+        return service.seats.seat_for_token(code, token)
     except RoomError:
         return None
 

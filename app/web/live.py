@@ -207,7 +207,7 @@ class RoomLive:
     viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
     latest: RoomSnapshot | None = None  # the snapshot last published
-    match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (RoomService.match_score)
+    match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
 
     def connected(self) -> frozenset[int]:
         return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
@@ -414,7 +414,7 @@ class LiveRooms:
 
     async def join(self, code: str, tab: Tab) -> None:
         """A tab opens: it gets its page; the others hear of it only if a seat came online."""
-        room = self.rooms.setdefault(code, RoomLive(match_of=self.service.match_score))
+        room = self.rooms.setdefault(code, RoomLive(match_of=self.service.records.match_score))
         new_here = tab.seat is not None and tab.seat not in room.connected()
         newly_present = new_here and tab.seat not in self._present_elsewhere(code)
         room.tabs.add(tab)
@@ -522,7 +522,7 @@ class LiveRooms:
 
     def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
         """A room page's regions (its tab connects later with the page's version)."""
-        room = self.rooms.get(snapshot.code) or RoomLive(match_of=self.service.match_score)
+        room = self.rooms.get(snapshot.code) or RoomLive(match_of=self.service.records.match_score)
         connected = self.connected(snapshot.code) | (frozenset() if seat is None else frozenset({seat}))
         away = self.away(snapshot.code, snapshot, connected)
         return Viewer(room, snapshot, seat, locale, connected, away).page_regions()
@@ -561,7 +561,7 @@ class LiveRooms:
     # ------------------------------------------------------------------ timers
     async def run_timers(self, tick: float) -> None:
         """Every ``tick`` seconds: tell rooms whose seats turned away, and let a bot decide for each
-        seat whose clock ran out (``RoomService.time_out`` makes sure each fires once)."""
+        seat whose clock ran out (``Turns.time_out`` makes sure each fires once)."""
         while True:
             await asyncio.sleep(tick)
             try:
@@ -578,11 +578,11 @@ class LiveRooms:
             await self.sweep_bots()
         if not await self.leases.hold("clocks"):
             return  # another process runs the clocks
-        for code, seat, version in await run_in_threadpool(self.service.due_deadlines):
+        for code, seat, version in await run_in_threadpool(self.service.turns.due_deadlines):
             try:
                 snapshot = await run_in_threadpool(self.service.load, code)
                 away = seat in self.away(code, snapshot)
-                after = await run_in_threadpool(self.service.time_out, code, seat, version, away)
+                after = await run_in_threadpool(self.service.turns.time_out, code, seat, version, away)
             except RoomError as refused:
                 log.warning("clock of room %s seat %s: %s", code, seat, refused)
                 continue
@@ -592,7 +592,7 @@ class LiveRooms:
     async def sweep_bots(self) -> None:
         """Drive the bots of playing rooms that no process drives (their driver died): one query
         and one look at the leases, every ``leases.seconds``."""
-        codes = await run_in_threadpool(self.service.rooms_with_bots)
+        codes = await run_in_threadpool(self.service.turns.rooms_with_bots)
         for name in await self.leases.unheld(f"bots:{code}" for code in codes):
             self.kick_bots(name.removeprefix("bots:"))
 
@@ -640,12 +640,12 @@ class LiveRooms:
             await asyncio.sleep(self.bot_delay)
             if not await self.leases.hold(lease):
                 return  # another process drives them
-            if self.window_delay and await run_in_threadpool(self.service.window_open_for_people, code):
+            if self.window_delay and await run_in_threadpool(self.service.turns.window_open_for_people, code):
                 await asyncio.sleep(self.window_delay)  # let people use an option the bot's move would close
                 if not await self.leases.hold(lease):
                     return
             try:
-                acted = await run_in_threadpool(self.service.bot_step, code)
+                acted = await run_in_threadpool(self.service.turns.bot_step, code)
             except RoomError as refused:
                 log.warning("bots of room %s stopped: %s", code, refused)
                 acted = False

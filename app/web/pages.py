@@ -239,8 +239,8 @@ def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:
 @router.get("/healthz")
 async def healthz(service: ServiceDep) -> JSONResponse:
     """200 while the database can be read and written; 503 otherwise (a monitor restarts or alerts)."""
-    await run_in_threadpool(service.ping)  # a database that cannot even be read: a 503 from the handler
-    if not await run_in_threadpool(service.writable):
+    await run_in_threadpool(service.health.ping)  # a database that cannot even be read: the handler's 503
+    if not await run_in_threadpool(service.health.writable):
         return JSONResponse({"status": "error", "detail": "the database cannot be written"}, status_code=503)
     return JSONResponse({"status": "ok"})
 
@@ -275,7 +275,7 @@ async def create_room(
     try:
         clock = chosen_clock(settings, form.get("clock") or 0)
         code, _, token = await run_in_threadpool(
-            service.create_room, game, form.get("players"), options, form.get("name", ""), clock
+            service.seats.create_room, game, form.get("players"), options, form.get("name", ""), clock
         )
     except RoomError as refused:
         return error_response(request, locale, service, refused)
@@ -298,7 +298,7 @@ def room(
 ) -> Response:
     try:
         snapshot = service.load(code)
-        chat = service.chat_lines(code)
+        chat = service.chat.lines(code)
     except RoomError as refused:
         return error_response(request, locale, service, refused)
     return room_page(request, locale, settings, live, snapshot, seat, token, chat)
@@ -323,7 +323,7 @@ async def resume(
 ) -> Response:
     token = str((await request.form()).get("token", "")).strip()
     try:
-        seat = await run_in_threadpool(service.seat_for_token, code, token)
+        seat = await run_in_threadpool(service.seats.seat_for_token, code, token)
     except RoomError as refused:
         return error_response(request, locale, service, refused)
     if seat is None:
@@ -350,7 +350,7 @@ async def join(
 ) -> Response:
     form = await request.form()
     try:
-        _, token = await run_in_threadpool(service.join, code, form.get("name", ""))
+        _, token = await run_in_threadpool(service.seats.join, code, form.get("name", ""))
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
     await live.after_change(code)
@@ -378,7 +378,7 @@ async def join_rematch(
         snapshot = service.load(code)
         if snapshot.next_code is None or snapshot.seat(seat) is None or token is None:
             return RedirectResponse(f"/r/{code}", status_code=303)
-        kept = service.seat_for_token(snapshot.next_code, token) is not None
+        kept = service.seats.seat_for_token(snapshot.next_code, token) is not None
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
     response = RedirectResponse(f"/r/{snapshot.next_code}", status_code=303)
@@ -404,21 +404,21 @@ async def host(
     new_code: str | None = None
     try:
         if operation == "start":
-            await run_in_threadpool(service.start, code, seat)
+            await run_in_threadpool(service.seats.start, code, seat)
         elif operation == "bot":
-            await run_in_threadpool(service.add_bot, code, seat, False, form.get("strength", "normal"))
+            await run_in_threadpool(service.seats.add_bot, code, seat, False, form.get("strength", "normal"))
         elif operation == "fill":
-            await run_in_threadpool(service.add_bot, code, seat, True, form.get("strength", "normal"))
+            await run_in_threadpool(service.seats.add_bot, code, seat, True, form.get("strength", "normal"))
         elif operation == "remove":
-            await run_in_threadpool(service.remove_seat, code, seat, target)
+            await run_in_threadpool(service.seats.remove_seat, code, seat, target)
         elif operation == "hand-to-bot":
             away = live.away(code, await run_in_threadpool(service.load, code))
-            await run_in_threadpool(service.set_bot_control, code, seat, target, True, away)
+            await run_in_threadpool(service.seats.set_bot_control, code, seat, target, True, away)
         elif operation == "take-back":
-            await run_in_threadpool(service.set_bot_control, code, seat, seat, False)
+            await run_in_threadpool(service.seats.set_bot_control, code, seat, seat, False)
         elif operation == "again":
             new_code, token = await run_in_threadpool(
-                service.play_again, code, seat, request.cookies.get(seat_cookie(code))
+                service.records.play_again, code, seat, request.cookies.get(seat_cookie(code))
             )
         else:
             return page(
@@ -448,7 +448,7 @@ async def act(
     version = next((value for key, value in fields if key == "version"), None)
     action = form_to_action([(key, value) for key, value in fields if key != "version"])
     try:
-        after = await run_in_threadpool(service.act, code, seat, version, action)
+        after = await run_in_threadpool(service.turns.act, code, seat, version, action)
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
     await live.after_change(code, after)
@@ -466,7 +466,7 @@ async def chat_lines(code: str, service: ServiceDep, locale: LocaleDep, seat: Se
     people talked fetches them when its WebSocket comes back (pushes are not replayed)."""
     try:
         snapshot = await run_in_threadpool(service.load, code)
-        lines = await run_in_threadpool(service.chat_lines, code)
+        lines = await run_in_threadpool(service.chat.lines, code)
     except RoomError as refused:
         return JSONResponse(
             {"detail": format_message("en", refused.message, refused.params, str)}, refused.status
@@ -500,7 +500,7 @@ async def chat(
     try:
         snapshot = await run_in_threadpool(service.load, code)
         line = await run_in_threadpool(
-            service.post_chat,
+            service.chat.post,
             code,
             seat,
             author,
@@ -535,7 +535,7 @@ async def mute(
     """The host mutes the writer of a chat message at this table."""
     form = await request.form()
     try:
-        await run_in_threadpool(service.mute, code, seat, form.get("message"))
+        await run_in_threadpool(service.chat.mute, code, seat, form.get("message"))
     except RoomError as refused:
         return error_response(request, locale, service, refused, code)
     if is_htmx(request):
@@ -563,7 +563,7 @@ async def room_socket(
         seat = (
             None
             if token is None and live.is_open(code)
-            else await run_in_threadpool(service.seat_for_token, code, token)
+            else await run_in_threadpool(service.seats.seat_for_token, code, token)
         )
     except RoomError:
         await socket.close(code=4404)

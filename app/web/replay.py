@@ -67,7 +67,7 @@ def finished_room(service: RoomService, code: str) -> RoomSnapshot:
 
 def room_replay(service: RoomService, cache: ReplayCache, snapshot: RoomSnapshot) -> Replay:
     def build() -> Replay:
-        actions, logged = service.action_log_with_events(snapshot.code)
+        actions, logged = service.records.action_log_with_events(snapshot.code)
         return replay_game(
             snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, actions, logged=logged
         )
@@ -180,7 +180,7 @@ def room_record(service: RoomService, snapshot: RoomSnapshot) -> GameRecord:
         options=dict(snapshot.options),
         seed=snapshot.seed,
         seats=tuple(RecordSeat(s.name, s.is_bot) for s in snapshot.seats),
-        actions=tuple(service.action_log(snapshot.code)),
+        actions=tuple(service.records.action_log(snapshot.code)),
     )
 
 
@@ -239,7 +239,7 @@ def _store(service: RoomService, record: GameRecord, replay: Replay) -> str:
         (seat, action, replay.events[replay.event_counts[step - 1] : replay.event_counts[step]])
         for step, (seat, action) in enumerate(replay.actions, start=1)
     ]
-    return service.import_finished(
+    return service.records.import_finished(
         record.game,
         record.options,
         record.seed,

@@ -150,12 +150,12 @@ def test_chat_is_rate_limited_with_a_readable_429(database_url: str) -> None:
 
 
 def test_a_swept_room_takes_its_chat_and_mutes_with_it(service: RoomService) -> None:
-    code, _, token = service.create_room("qe", 3, {}, "Ann")
+    code, _, token = service.seats.create_room("qe", 3, {}, "Ann")
     assert token is not None
-    line = service.post_chat(code, 0, chat_author(hash_token(token)), "anyone?")
-    service.post_chat(code, None, "viewer:someone", "me")
-    service.mute(code, 0, line.id + 1)
-    assert service.sweep(utcnow() + timedelta(days=1), None) == [code]
+    line = service.chat.post(code, 0, chat_author(hash_token(token)), "anyone?")
+    service.chat.post(code, None, "viewer:someone", "me")
+    service.chat.mute(code, 0, line.id + 1)
+    assert service.sweeper.sweep(utcnow() + timedelta(days=1), None) == [code]
     with service.db.read() as session:
         assert session.exec(select(func.count()).select_from(ChatMessage)).one() == 0
         assert session.exec(select(func.count()).select_from(ChatMute)).one() == 0

@@ -34,10 +34,10 @@ def counts(service: RoomService) -> tuple[int, int, int]:
 
 
 def finished_game(service: RoomService, toy_game: str) -> str:
-    code, _, _ = service.create_room(toy_game, 2, {}, None)
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
-    while service.bot_step(code):
+    code, _, _ = service.seats.create_room(toy_game, 2, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    while service.turns.bot_step(code):
         pass
     assert service.load(code).status == "finished"
     return code
@@ -46,13 +46,13 @@ def finished_game(service: RoomService, toy_game: str) -> str:
 def test_rooms_never_started_go_after_a_week_and_games_stay(
     service: RoomService, settings: Settings, toy_game: str
 ) -> None:
-    forgotten, _, _ = service.create_room(toy_game, 3, {}, "Ann")
-    service.join(forgotten, "Bob")
-    fresh, _, _ = service.create_room(toy_game, 2, {}, "Cy")
+    forgotten, _, _ = service.seats.create_room(toy_game, 3, {}, "Ann")
+    service.seats.join(forgotten, "Bob")
+    fresh, _, _ = service.seats.create_room(toy_game, 2, {}, "Cy")
     finished = finished_game(service, toy_game)
-    abandoned, _, _ = service.create_room(toy_game, 2, {}, "Di")
-    service.add_bot(abandoned, 0)
-    service.start(abandoned, 0)
+    abandoned, _, _ = service.seats.create_room(toy_game, 2, {}, "Di")
+    service.seats.add_bot(abandoned, 0)
+    service.seats.start(abandoned, 0)
     service.load(forgotten)  # in memory too
     for code in (forgotten, finished, abandoned):
         age(service, code, 8)
@@ -73,29 +73,29 @@ def test_a_retention_removes_old_games_with_their_log(
 ) -> None:
     finished = finished_game(service, toy_game)
     recent = finished_game(service, toy_game)
-    abandoned, _, _ = service.create_room(toy_game, 2, {}, "Di")
-    service.add_bot(abandoned, 0)
-    service.start(abandoned, 0)
+    abandoned, _, _ = service.seats.create_room(toy_game, 2, {}, "Di")
+    service.seats.add_bot(abandoned, 0)
+    service.seats.start(abandoned, 0)
     for code in (finished, abandoned):
         age(service, code, 40)
     keep = settings.model_copy(update={"game_retention_days": 30})
     assert sorted(sweep_once(service, keep)) == sorted([finished, abandoned])
-    assert counts(service) == (1, 2, len(service.action_log(recent)))
+    assert counts(service) == (1, 2, len(service.records.action_log(recent)))
 
 
 def test_a_finished_game_stops_offering_a_new_game_that_was_swept(
     service: RoomService, settings: Settings, toy_game: str
 ) -> None:
-    code, _, _ = service.create_room(toy_game, 2, {}, "Ann")
-    service.add_bot(code, 0)
-    service.start(code, 0)
+    code, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
+    service.seats.add_bot(code, 0)
+    service.seats.start(code, 0)
     while (room := service.load(code)).status == "playing":
         seat = 0 if 0 in room.to_act() else None
         if seat is None:
-            service.bot_step(code)
+            service.turns.bot_step(code)
         else:
-            service.act(code, 0, room.seats[0].legal_version, {"type": "pick", "number": 3})
-    fresh, _ = service.play_again(code, 0)
+            service.turns.act(code, 0, room.seats[0].legal_version, {"type": "pick", "number": 3})
+    fresh, _ = service.records.play_again(code, 0)
     age(service, fresh, 8)
     before = service.load(code).version
     assert sweep_once(service, settings) == [fresh]
@@ -107,7 +107,7 @@ def test_the_app_sweeps_periodically(settings: Settings, toy_game: str) -> None:
     quick = settings.model_copy(update={"cleanup_interval": 0.05, "waiting_room_days": 0.5 / 86400})
     with TestClient(create_app(quick)) as client:
         service: RoomService = client.app.state.service  # type: ignore[attr-defined]
-        code, _, _ = service.create_room(toy_game, 2, {}, "Ann")
+        code, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:

@@ -1,6 +1,6 @@
 """Turn clocks (issue 11): a seat's clock running out lets its bot make that one decision, once, and
 the log says so; deadlines are stored, so a restart neither loses nor resets them; in a simultaneous
-phase each seat has its own clock. Time is moved by hand (``app.rooms.now_ms``), not waited for."""
+phase each seat has its own clock. Time is moved by hand (``app.rooms.wallclock.now_ms``), not waited for."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-import app.rooms as rooms
 from app.config import Settings
 from app.db import Database
-from app.rooms import TIMED_OUT, RoomError, RoomService
+from app.rooms import TIMED_OUT, RoomError, RoomService, wallclock
 from app.web.app import create_app
 from tests.platform.test_api import auth
 
@@ -36,15 +35,15 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr(rooms, "now_ms", fake)
+    monkeypatch.setattr(wallclock, "now_ms", fake)
     return fake
 
 
 def clocked_room(service: RoomService, game: str, players: int = 2, clock: int = CLOCK) -> str:
-    code, _, _ = service.create_room(game, players, {}, "Ann", clock=clock)
+    code, _, _ = service.seats.create_room(game, players, {}, "Ann", clock=clock)
     for name in ("Bob", "Cy", "Di")[: players - 1]:
-        service.join(code, name)
-    service.start(code, 0)
+        service.seats.join(code, name)
+    service.seats.start(code, 0)
     return code
 
 
@@ -60,7 +59,7 @@ def test_every_seat_of_a_simultaneous_choice_gets_its_own_clock(
     assert room.to_act() == [0, 1, 2]
     assert {s.deadline for s in room.seats} == {clock.now + CLOCK * 1000}
     clock.advance(10)
-    service.act(code, 1, room.version, {"type": "pick", "number": 2})
+    service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})
     after = service.load(code)
     assert after.seat(1).deadline is None  # it has decided: no clock
     assert after.seat(0).deadline == after.seat(2).deadline == room.seat(0).deadline  # theirs run on
@@ -71,20 +70,20 @@ def test_a_clock_running_out_makes_exactly_one_decision_for_exactly_that_seat_on
 ) -> None:
     code = clocked_room(service, toy_game, players=3)
     room = service.load(code)
-    service.act(code, 1, room.version, {"type": "pick", "number": 2})  # seat 1 decides in time
+    service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})  # seat 1 decides in time
     clock.advance(CLOCK - 1)
-    assert service.due_deadlines(clock.now) == []
-    assert service.time_out(code, 0, service.load(code).seat(0).legal_version) is None  # not yet
+    assert service.turns.due_deadlines(clock.now) == []
+    assert service.turns.time_out(code, 0, service.load(code).seat(0).legal_version) is None  # not yet
     clock.advance(1)
-    due = service.due_deadlines(clock.now)
+    due = service.turns.due_deadlines(clock.now)
     assert sorted(seat for _, seat, _ in due) == [0, 2]
     before = service.load(code)
-    fired = [service.time_out(code, seat, version) for _, seat, version in due if seat == 0]
-    fired += [service.time_out(code, seat, version) for _, seat, version in due if seat == 0]  # again
+    fired = [service.turns.time_out(code, seat, version) for _, seat, version in due if seat == 0]
+    fired += [service.turns.time_out(code, seat, version) for _, seat, version in due if seat == 0]  # again
     assert fired[0] is not None and fired[1] is None  # once
     after = service.load(code)
     assert after.actions == before.actions + 1
-    assert [seat for seat, _ in service.action_log(code)] == [1, 0]  # seat 0's one decision
+    assert [seat for seat, _ in service.records.action_log(code)] == [1, 0]  # seat 0's one decision
     assert after.to_act() == [2]  # seat 2's clock is its own: it still waits
     assert [e["params"]["seat"] for e in timeouts_logged(service, code)] == [{"seat": 0}]
     assert after.seat(0).timeouts == 1 and after.seat(0).bot_turns == 1
@@ -98,8 +97,8 @@ def test_a_late_timer_for_a_decision_already_made_does_nothing(
     room = service.load(code)
     decision = room.seat(0).legal_version
     clock.advance(CLOCK + 5)  # the clock ran out, but the player's move arrives first
-    service.act(code, 0, room.version, {"type": "pick", "number": 3})
-    assert service.time_out(code, 0, decision) is None
+    service.turns.act(code, 0, room.version, {"type": "pick", "number": 3})
+    assert service.turns.time_out(code, 0, decision) is None
     assert timeouts_logged(service, code) == []
 
 
@@ -118,17 +117,17 @@ def test_a_restart_in_the_middle_of_a_countdown_neither_loses_nor_resets_the_dea
     try:
         restarted = RoomService(second)
         assert restarted.load(code).seat(0).deadline == deadline  # not reset by the restart
-        assert restarted.due_deadlines(clock.now) == []
+        assert restarted.turns.due_deadlines(clock.now) == []
         clock.advance(CLOCK / 2)
-        due = restarted.due_deadlines(clock.now)
+        due = restarted.turns.due_deadlines(clock.now)
         assert sorted(seat for _, seat, _ in due) == [0, 1]
         for _, seat, version in due:
-            assert restarted.time_out(code, seat, version) is not None
+            assert restarted.turns.time_out(code, seat, version) is not None
         # another restart finds nothing left to fire: each timeout happened once
         again = RoomService(second)
-        assert again.due_deadlines(clock.now) == []
+        assert again.turns.due_deadlines(clock.now) == []
         assert len(timeouts_logged(again, code)) == 2
-        assert len(again.action_log(code)) == 2
+        assert len(again.records.action_log(code)) == 2
     finally:
         second.dispose()
 
@@ -140,11 +139,11 @@ def test_an_away_seat_that_times_out_twice_in_a_row_is_handed_to_a_bot(
     for round_ in (1, 2):
         room = service.load(code)
         clock.advance(CLOCK)
-        assert service.time_out(code, 0, room.seat(0).legal_version, away=True) is not None
+        assert service.turns.time_out(code, 0, room.seat(0).legal_version, away=True) is not None
         room = service.load(code)
         if round_ == 1:
             assert not room.seat(0).bot_controlled  # once is not yet
-            service.act(code, 1, room.version, {"type": "pick", "number": 1})
+            service.turns.act(code, 1, room.version, {"type": "pick", "number": 1})
     after = service.load(code)
     assert after.seat(0).bot_controlled and after.seat(0).deadline is None
     assert any("away for two timeouts" in event["text"] for event in after.events)
@@ -157,9 +156,9 @@ def test_a_player_who_is_still_here_is_not_handed_to_a_bot_by_timeouts(
     for _ in range(2):
         room = service.load(code)
         clock.advance(CLOCK)
-        assert service.time_out(code, 0, room.seat(0).legal_version, away=False) is not None
+        assert service.turns.time_out(code, 0, room.seat(0).legal_version, away=False) is not None
         room = service.load(code)
-        service.act(code, 1, room.version, {"type": "pick", "number": 1})
+        service.turns.act(code, 1, room.version, {"type": "pick", "number": 1})
     assert not service.load(code).seat(0).bot_controlled
     assert service.load(code).seat(0).timeouts == 2
 
@@ -167,7 +166,7 @@ def test_a_player_who_is_still_here_is_not_handed_to_a_bot_by_timeouts(
 def test_rooms_without_a_clock_have_no_deadlines(service: RoomService, toy_game: str) -> None:
     code = clocked_room(service, toy_game, clock=0)
     assert all(s.deadline is None for s in service.load(code).seats)
-    assert service.due_deadlines(int(time.time() * 1000) + 10**9) == []
+    assert service.turns.due_deadlines(int(time.time() * 1000) + 10**9) == []
 
 
 def test_a_clock_is_off_unless_chosen_and_must_be_a_preset(settings: Settings, toy_game: str) -> None:
@@ -240,4 +239,4 @@ def test_the_timer_lets_the_bot_decide_and_every_page_shows_the_deadline(
 
 def test_the_service_refuses_a_clock_longer_than_a_week(service: RoomService, toy_game: str) -> None:
     with pytest.raises(RoomError):
-        service.create_room(toy_game, 2, {}, "Ann", clock=8 * 86400)
+        service.seats.create_room(toy_game, 2, {}, "Ann", clock=8 * 86400)

@@ -161,7 +161,7 @@ def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings
 
         async def race() -> None:
             async def step() -> None:
-                await asyncio.to_thread(live.service.bot_step, code)
+                await asyncio.to_thread(live.service.turns.bot_step, code)
 
             for _ in range(6):
                 await asyncio.gather(
@@ -218,7 +218,7 @@ def test_an_action_renders_each_changed_region_once_per_distinct_input(settings:
         snapshot = live.service.load(code)
         assert snapshot.core is not None and snapshot.to_act() == [0]
         move = random_bot_action(snapshot.engine, snapshot.core, 0, random.Random(1))
-        live.service.act(code, 0, snapshot.version, move)
+        live.service.turns.act(code, 0, snapshot.version, move)
         client.portal.call(live.publish, code)
         regions = len(ENGINES["tulip-bubble"].info.regions) + 2
         assert 0 < cache.renders - before <= regions  # once for all five, only what changed

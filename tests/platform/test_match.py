@@ -15,10 +15,10 @@ from app.web.render import Table, render_page
 
 
 def three_people(service: RoomService, game: str) -> tuple[str, list[str]]:
-    code, _, host = service.create_room(game, 3, {}, "Ann")
+    code, _, host = service.seats.create_room(game, 3, {}, "Ann")
     assert host is not None
-    tokens = [host, service.join(code, "Bob")[1], service.join(code, "Cy")[1]]
-    service.start(code, 0)
+    tokens = [host, service.seats.join(code, "Bob")[1], service.seats.join(code, "Cy")[1]]
+    service.seats.start(code, 0)
     return code, tokens
 
 
@@ -28,23 +28,25 @@ def play_toy_game(service: RoomService, code: str, winner: int) -> None:
         others = iter((1, 2))
         for seat in range(3):
             number = 3 if seat == winner else next(others)
-            service.act(code, seat, service.load(code).version, {"type": "pick", "number": number})
+            service.turns.act(code, seat, service.load(code).version, {"type": "pick", "number": number})
     assert service.load(code).result.winners == [winner]  # type: ignore[union-attr]
 
 
 def test_play_again_keeps_the_people_their_seats_and_their_tokens(
     service: RoomService, toy_game: str
 ) -> None:
-    code, _, host = service.create_room(toy_game, 3, {}, "Ann")
-    bob = service.join(code, "Bob")[1]
-    service.add_bot(code, 0)
-    service.start(code, 0)
+    code, _, host = service.seats.create_room(toy_game, 3, {}, "Ann")
+    bob = service.seats.join(code, "Bob")[1]
+    service.seats.add_bot(code, 0)
+    service.seats.start(code, 0)
     while service.load(code).status == "playing":
         for seat in (0, 1):
             if seat in service.load(code).to_act():
-                service.act(code, seat, service.load(code).version, {"type": "pick", "number": seat + 1})
-        service.bot_step(code)
-    new_code, token = service.play_again(code, 0, host)
+                service.turns.act(
+                    code, seat, service.load(code).version, {"type": "pick", "number": seat + 1}
+                )
+        service.turns.bot_step(code)
+    new_code, token = service.records.play_again(code, 0, host)
     assert token == host  # the host's own token, given back
     fresh = service.load(new_code)
     assert fresh.status == "waiting"
@@ -53,9 +55,9 @@ def test_play_again_keeps_the_people_their_seats_and_their_tokens(
         (1, "Bob", False, False),
         (2, "Bot Cantor", True, False),
     ]
-    assert service.seat_for_token(new_code, host) == 0
-    assert service.seat_for_token(new_code, bob) == 1
-    service.start(new_code, 0)  # every seat is taken already: the host starts at once
+    assert service.seats.seat_for_token(new_code, host) == 0
+    assert service.seats.seat_for_token(new_code, bob) == 1
+    service.seats.start(new_code, 0)  # every seat is taken already: the host starts at once
     assert service.load(new_code).status == "playing"
 
 
@@ -64,29 +66,31 @@ def test_an_api_host_without_its_token_gets_a_new_one_for_its_seat(
 ) -> None:
     code, tokens = three_people(service, toy_game)
     play_toy_game(service, code, 0)
-    new_code, token = service.play_again(code, 0)
-    assert token != tokens[0] and service.seat_for_token(new_code, token) == 0
-    assert service.seat_for_token(new_code, tokens[1]) == 1
+    new_code, token = service.records.play_again(code, 0)
+    assert token != tokens[0] and service.seats.seat_for_token(new_code, token) == 0
+    assert service.seats.seat_for_token(new_code, tokens[1]) == 1
 
 
 def test_the_match_score_counts_wins_across_the_games(service: RoomService, toy_game: str) -> None:
     code, tokens = three_people(service, toy_game)
-    assert service.match_score(service.load(code)) is None  # a first game is no match yet
+    assert service.records.match_score(service.load(code)) is None  # a first game is no match yet
     play_toy_game(service, code, 0)
-    assert service.match_score(service.load(code)) is None
-    second, _ = service.play_again(code, 0, tokens[0])
-    assert service.match_score(service.load(second)) == MatchScore(1, (1, 0, 0))  # shown in the new room
-    service.start(second, 0)
-    assert service.match_score(service.load(second)) == MatchScore(1, (1, 0, 0))
+    assert service.records.match_score(service.load(code)) is None
+    second, _ = service.records.play_again(code, 0, tokens[0])
+    # shown in the new room
+    assert service.records.match_score(service.load(second)) == MatchScore(1, (1, 0, 0))
+    service.seats.start(second, 0)
+    assert service.records.match_score(service.load(second)) == MatchScore(1, (1, 0, 0))
     play_toy_game(service, second, 1)
-    assert service.match_score(service.load(second)) == MatchScore(2, (1, 1, 0))  # shown on the finished page
-    third, _ = service.play_again(second, 0, tokens[0])
-    service.start(third, 0)
+    # shown on the finished page
+    assert service.records.match_score(service.load(second)) == MatchScore(2, (1, 1, 0))
+    third, _ = service.records.play_again(second, 0, tokens[0])
+    service.seats.start(third, 0)
     play_toy_game(service, third, 1)
-    assert service.match_score(service.load(third)) == MatchScore(3, (1, 2, 0))
+    assert service.records.match_score(service.load(third)) == MatchScore(3, (1, 2, 0))
     # Another service (another process) reads the same score from the database.
     other = RoomService(service.db, service.engines)
-    assert other.match_score(other.load(third)) == MatchScore(3, (1, 2, 0))
+    assert other.records.match_score(other.load(third)) == MatchScore(3, (1, 2, 0))
 
 
 def test_the_match_score_partial_names_each_seat_and_its_wins() -> None:
@@ -129,7 +133,7 @@ def test_in_the_browser_each_person_takes_their_seat_in_the_new_room(
     joined = bob.post(f"/r/{code}/rematch", follow_redirects=False)
     assert joined.status_code == 303 and joined.headers["location"] == f"/r/{new_code}"
     assert bob.cookies.get(seat_cookie(new_code)) == tokens[1]
-    assert service.seat_for_token(new_code, bob.cookies.get(seat_cookie(new_code))) == 1
+    assert service.seats.seat_for_token(new_code, bob.cookies.get(seat_cookie(new_code))) == 1
     page = bob.get(f"/r/{new_code}?lang=en")
     assert page.status_code == 200
     seats = re.findall(r'<li class="(seat[^"]*)".*?</li>', page.text, re.S)

@@ -107,18 +107,18 @@ def test_requests_for_unknown_rooms_leave_memory_flat(real_server: tuple[str, in
 
 
 def test_the_writer_keeps_no_lock_for_rooms_nobody_is_writing(service: RoomService, toy_game: str) -> None:
-    code, _, _ = service.create_room(toy_game, 2, {}, "Ann")
-    service.join(code, "Bob")
-    service.start(code, 0)
-    service.act(code, 0, service.load(code).version, {"type": "pick", "number": 1})
+    code, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
+    service.seats.join(code, "Bob")
+    service.seats.start(code, 0)
+    service.turns.act(code, 0, service.load(code).version, {"type": "pick", "number": 1})
     for made_up in (new_code(), "x" * 4000, "nosuchroom234"):
         with pytest.raises(NotFound):
-            service.join(made_up, "Mallory")
+            service.seats.join(made_up, "Mallory")
         with pytest.raises(NotFound):
-            service.act(made_up, 0, 1, {"type": "pick", "number": 1})
+            service.turns.act(made_up, 0, 1, {"type": "pick", "number": 1})
         with pytest.raises(NotFound):
-            service.start(made_up, 0)
-    assert service._locks == {}  # noqa: SLF001
+            service.seats.start(made_up, 0)
+    assert service.writer._locks == {}  # noqa: SLF001
 
 
 # ---------------------------------------------------------------- what is stored, how large a body
@@ -126,13 +126,13 @@ FIVE_MB = "x" * (5 * 1024 * 1024)
 
 
 def test_only_the_params_the_legal_template_names_are_stored(service: RoomService, toy_game: str) -> None:
-    code, _, _ = service.create_room(toy_game, 2, {}, "Ann")
-    service.join(code, "Bob")
-    service.start(code, 0)
+    code, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
+    service.seats.join(code, "Bob")
+    service.seats.start(code, 0)
     junk = {"junk": "x" * 10_000, "number.extra": {"deep": [1, 2, 3]}}
-    service.act(code, 0, service.load(code).version, {"type": "pick", "number": "2", **junk})
-    assert service.action_log(code) == [(0, {"type": "pick", "number": "2"})]
-    assert service.replay(code) == service.load(code).state
+    service.turns.act(code, 0, service.load(code).version, {"type": "pick", "number": "2", **junk})
+    assert service.records.action_log(code) == [(0, {"type": "pick", "number": "2"})]
+    assert service.records.replay(code) == service.load(code).state
 
 
 def test_counts_keep_only_the_keys_their_domain_names() -> None:
@@ -195,7 +195,7 @@ def test_a_five_megabyte_action_is_refused_and_nothing_is_stored(settings: Setti
             client.post("/api/rooms", json={"game": "qe", "players": 3, "name": FIVE_MB}).status_code == 413
         )
         assert client.get(f"/api/rooms/{code}").json()["version"] == room["version"]
-        assert client.app.state.service.action_log(code) == []  # type: ignore[attr-defined]
+        assert client.app.state.service.records.action_log(code) == []  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------- rate limits and socket caps
@@ -322,4 +322,4 @@ def test_nothing_is_kept_per_room_once_its_bots_and_tabs_are_done(settings: Sett
             client.portal.call(live.idle)
             assert client.get(f"/api/rooms/{code}").json()["status"] == "finished"
         assert live.rooms == {} and live._bot_tasks == {} and live._bot_rerun == set()  # noqa: SLF001
-        assert client.app.state.service._locks == {}  # type: ignore[attr-defined]  # noqa: SLF001
+        assert client.app.state.service.writer._locks == {}  # type: ignore[attr-defined]  # noqa: SLF001

@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError
 
 from app.config import Settings
 from app.games.registry import ENGINES
-from app.rooms import RoomService, unique_name
+from app.rooms import HealthCheck, RoomService, Seats, unique_name
 from app.web.app import create_app
 from app.web.messages import error_from_query, error_query, message_key
 from tests.platform.test_api import auth, new_qe_room
@@ -209,10 +209,10 @@ def test_names_that_hide_or_fake_characters_are_refused(client: TestClient, name
 
 
 def test_names_are_normalised_and_compared_after_normalising(service: RoomService) -> None:
-    code, _, _ = service.create_room("qe", 5, {}, "Ｈｏｓｔ")  # full-width letters
+    code, _, _ = service.seats.create_room("qe", 5, {}, "Ｈｏｓｔ")  # full-width letters
     for name in ("host", " HOST\t", "bot ﬀ"):  # "ﬀ" is one ligature character
-        service.join(code, name)
-    service.add_bot(code, 0)
+        service.seats.join(code, name)
+    service.seats.add_bot(code, 0)
     names = [seat.name for seat in service.load(code).seats]
     assert names == ["Host", "host (2)", "HOST (3)", "bot ff", "Bot Euler"]
     assert unique_name("Bot Euler", {"bot euler"}) == "Bot Euler (2)"
@@ -341,7 +341,7 @@ def test_a_database_that_cannot_write_answers_503_readably(
     def full(*_: object) -> None:
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
 
-    monkeypatch.setattr(RoomService, "create_room", full)
+    monkeypatch.setattr(Seats, "create_room", full)
     api = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"})
     assert api.status_code == 503 and api.json()["detail"].startswith("The server cannot save")
     page = client.post("/rooms", data={"game": "qe", "players": "3", "name": "Ann"})
@@ -411,7 +411,7 @@ def test_healthz_reports_a_database_that_cannot_be_written(
             "UPDATE health", {}, sqlite3.OperationalError("attempt to write a readonly database")
         )
 
-    monkeypatch.setattr(RoomService, "_probe_write", read_only)
+    monkeypatch.setattr(HealthCheck, "_probe_write", read_only)
     health = client.get("/healthz")
     assert health.status_code == 503 and health.json() == {
         "status": "error",

@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-import app.rooms as rooms
 from app.config import Settings
 from app.games.base import State, visible_events
 from app.games.registry import ENGINES
 from app.replay import RECORD_MAX_BYTES, ReplayCache, parse_record, replay_game
-from app.rooms import TIMED_OUT, RoomError, RoomService
+from app.rooms import TIMED_OUT, RoomError, RoomService, wallclock
 from app.web.app import create_app
 from app.web.replay import room_replay
 
@@ -28,11 +27,11 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 def bot_game(service: RoomService, game: str, players: int) -> tuple[str, list[State]]:
     """A room of bots played to the end; the state the room had after each action (0: the setup)."""
-    code, _, _ = service.create_room(game, players, {}, None)
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
+    code, _, _ = service.seats.create_room(game, players, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
     states = [service.load(code).core]
-    while service.bot_step(code):
+    while service.turns.bot_step(code):
         states.append(service.load(code).core)
     assert service.load(code).status == "finished"
     return code, [state for state in states if state is not None]
@@ -52,9 +51,9 @@ def test_every_step_of_a_replay_is_the_table_the_room_had(service: RoomService, 
     players = engine.info.max_players
     code, states = bot_game(service, game, players)
     snapshot = service.load(code)
-    replay = replay_game(engine, players, snapshot.options, snapshot.seed, service.action_log(code))
+    replay = replay_game(engine, players, snapshot.options, snapshot.seed, service.records.action_log(code))
     assert replay.last_step == len(states) - 1 == snapshot.actions
-    full = service.replay(code)
+    full = service.records.replay(code)
     assert full is not None
     for step, state in enumerate(states):
         core = replay.core(step)
@@ -144,7 +143,7 @@ def test_an_exported_record_imports_to_the_same_final_result(client: TestClient,
     assert imported.result == original.result
     assert imported.core == original.core
     assert [(s.name, s.is_bot) for s in imported.seats] == [(s.name, s.is_bot) for s in original.seats]
-    assert service.replay(imported.code) == service.replay(code)  # the log, events included
+    assert service.records.replay(imported.code) == service.records.replay(code)  # the log, events included
     assert record_of(client, imported.code)["actions"] == record["actions"]
 
 
@@ -213,17 +212,17 @@ def test_the_replay_log_shows_the_platforms_lines_too(
     """A clock that ran out is in the replayed log as it was at the table (the platform's line is
     kept with the action it caused; the engine alone does not know it)."""
     now = [int(time.time() * 1000)]
-    monkeypatch.setattr(rooms, "now_ms", lambda: now[0])
-    code, _, _ = service.create_room(toy_game, 3, {}, "Ann", clock=30)
-    service.join(code, "Bob")
-    service.join(code, "Cy")
-    service.start(code, 0)
+    monkeypatch.setattr(wallclock, "now_ms", lambda: now[0])
+    code, _, _ = service.seats.create_room(toy_game, 3, {}, "Ann", clock=30)
+    service.seats.join(code, "Bob")
+    service.seats.join(code, "Cy")
+    service.seats.start(code, 0)
     now[0] += 31_000
-    for _, seat, version in service.due_deadlines(now[0]):
-        service.time_out(code, seat, version)
+    for _, seat, version in service.turns.due_deadlines(now[0]):
+        service.turns.time_out(code, seat, version)
     while (snapshot := service.load(code)).status == "playing":
         for seat in snapshot.to_act():
-            service.act(code, seat, service.load(code).version, {"type": "pick", "number": 1})
+            service.turns.act(code, seat, service.load(code).version, {"type": "pick", "number": 1})
     snapshot = service.load(code)
     replay = room_replay(service, ReplayCache(), snapshot)
     texts = [event["text"] for event in replay.events_upto(len(replay.states) - 1)]

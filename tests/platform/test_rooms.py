@@ -13,16 +13,16 @@ from app.rooms import CODE_ALPHABET, Conflict, Forbidden, NotFound, RoomError, R
 
 
 def started_room(service: RoomService, game: str, players: int = 3) -> tuple[str, list[str]]:
-    code, _, host_token = service.create_room(game, players, {}, "Host")
+    code, _, host_token = service.seats.create_room(game, players, {}, "Host")
     tokens = [host_token]
     for number in range(1, players):
-        tokens.append(service.join(code, f"P{number}")[1])
-    service.start(code, 0)
+        tokens.append(service.seats.join(code, f"P{number}")[1])
+    service.seats.start(code, 0)
     return code, tokens  # type: ignore[return-value]
 
 
 def test_room_codes_are_long_and_unambiguous(service: RoomService, toy_game: str) -> None:
-    codes = {service.create_room(toy_game, 2, {}, "A")[0] for _ in range(20)}
+    codes = {service.seats.create_room(toy_game, 2, {}, "A")[0] for _ in range(20)}
     assert len(codes) == 20
     for code in codes:
         assert len(code) == 13 and set(code) <= set(CODE_ALPHABET)
@@ -30,33 +30,33 @@ def test_room_codes_are_long_and_unambiguous(service: RoomService, toy_game: str
 
 
 def test_names_are_trimmed_limited_and_made_unique(service: RoomService, toy_game: str) -> None:
-    code, _, _ = service.create_room(toy_game, 4, {}, "  Ann  ")
-    service.join(code, "Ann")
-    service.join(code, "Ann")
+    code, _, _ = service.seats.create_room(toy_game, 4, {}, "  Ann  ")
+    service.seats.join(code, "Ann")
+    service.seats.join(code, "Ann")
     assert [s.name for s in service.load(code).seats] == ["Ann", "Ann (2)", "Ann (3)"]
     for bad in ("", "   ", "x" * 25, None, 12):
         with pytest.raises(RoomError):
-            service.join(code, bad)
+            service.seats.join(code, bad)
     assert len(service.load(code).seats) == 3
 
 
 def test_only_the_host_manages_the_room(service: RoomService, toy_game: str) -> None:
-    code, _, _ = service.create_room(toy_game, 3, {}, "Host")
-    service.join(code, "Guest")
+    code, _, _ = service.seats.create_room(toy_game, 3, {}, "Host")
+    service.seats.join(code, "Guest")
     with pytest.raises(Forbidden):
-        service.add_bot(code, 1)
+        service.seats.add_bot(code, 1)
     with pytest.raises(Forbidden):
-        service.start(code, 1)
+        service.seats.start(code, 1)
     with pytest.raises(Conflict):
-        service.start(code, 0)  # a seat is still free
-    service.remove_seat(code, 0, 1)
+        service.seats.start(code, 0)  # a seat is still free
+    service.seats.remove_seat(code, 0, 1)
     assert [s.name for s in service.load(code).seats] == ["Host"]
-    service.add_bot(code, 0, fill=True)
+    service.seats.add_bot(code, 0, fill=True)
     snapshot = service.load(code)
     assert [s.is_bot for s in snapshot.seats] == [False, True, True]
     with pytest.raises(Conflict):
-        service.join(code, "Late")
-    service.start(code, 0)
+        service.seats.join(code, "Late")
+    service.seats.start(code, 0)
     assert service.load(code).status == "playing"
 
 
@@ -64,7 +64,7 @@ def test_unknown_room_is_not_found(service: RoomService) -> None:
     with pytest.raises(NotFound):
         service.load("nosuchroom234")
     with pytest.raises(NotFound):
-        service.act("nosuchroom234", 0, 0, {"type": "pick", "number": 1})
+        service.turns.act("nosuchroom234", 0, 0, {"type": "pick", "number": 1})
 
 
 def test_refused_actions_change_nothing(service: RoomService, toy_game: str) -> None:
@@ -81,21 +81,21 @@ def test_refused_actions_change_nothing(service: RoomService, toy_game: str) -> 
     ]
     for seat, version, action, error in cases:
         with pytest.raises(error):
-            service.act(code, seat, version, action)
+            service.turns.act(code, seat, version, action)
     after = service.load(code)
     assert (after.version, after.state) == (before.version, before.state)
-    assert service.action_log(code) == []
+    assert service.records.action_log(code) == []
 
 
 def test_duplicate_submit_is_stale_but_other_seats_may_still_act(service: RoomService, toy_game: str) -> None:
     code, _ = started_room(service, toy_game)
     version = service.load(code).version
-    service.act(code, 0, version, {"type": "pick", "number": 1})
+    service.turns.act(code, 0, version, {"type": "pick", "number": 1})
     with pytest.raises((Conflict, Forbidden)):
-        service.act(code, 0, version, {"type": "pick", "number": 2})  # double click
+        service.turns.act(code, 0, version, {"type": "pick", "number": 2})  # double click
     # Seat 1 chose while seat 0's pick landed: its choice is still valid (simultaneous moves).
-    service.act(code, 1, version, {"type": "pick", "number": 2})
-    assert len(service.action_log(code)) == 2
+    service.turns.act(code, 1, version, {"type": "pick", "number": 2})
+    assert len(service.records.action_log(code)) == 2
 
 
 def test_a_stale_move_after_the_table_changed_for_that_seat_is_refused(
@@ -103,11 +103,11 @@ def test_a_stale_move_after_the_table_changed_for_that_seat_is_refused(
 ) -> None:
     code, _ = started_room(service, toy_game, players=2)
     version = service.load(code).version
-    service.act(code, 0, version, {"type": "pick", "number": 1})
-    service.act(code, 1, version, {"type": "pick", "number": 2})  # round 2 begins
+    service.turns.act(code, 0, version, {"type": "pick", "number": 1})
+    service.turns.act(code, 1, version, {"type": "pick", "number": 2})  # round 2 begins
     with pytest.raises(Conflict):
-        service.act(code, 0, version, {"type": "pick", "number": 3})  # made against round 1
-    assert len(service.action_log(code)) == 2
+        service.turns.act(code, 0, version, {"type": "pick", "number": 3})  # made against round 1
+    assert len(service.records.action_log(code)) == 2
 
 
 def test_concurrent_clicks_apply_once(service: RoomService, toy_game: str) -> None:
@@ -117,7 +117,7 @@ def test_concurrent_clicks_apply_once(service: RoomService, toy_game: str) -> No
 
     def click() -> None:
         try:
-            service.act(code, 0, version, {"type": "pick", "number": 3})
+            service.turns.act(code, 0, version, {"type": "pick", "number": 3})
             outcomes.append("ok")
         except RoomError as refused:
             outcomes.append(type(refused).__name__)
@@ -128,7 +128,7 @@ def test_concurrent_clicks_apply_once(service: RoomService, toy_game: str) -> No
     for thread in threads:
         thread.join()
     assert outcomes.count("ok") == 1
-    assert len(service.action_log(code)) == 1
+    assert len(service.records.action_log(code)) == 1
 
 
 def test_two_processes_on_one_database_do_not_double_apply(database_url: str, toy_game: str) -> None:
@@ -137,9 +137,9 @@ def test_two_processes_on_one_database_do_not_double_apply(database_url: str, to
     first, second = RoomService(Database(database_url)), RoomService(Database(database_url))
     code, _ = started_room(first, toy_game)
     version = first.load(code).version
-    first.act(code, 0, version, {"type": "pick", "number": 1})
+    first.turns.act(code, 0, version, {"type": "pick", "number": 1})
     with pytest.raises((Conflict, Forbidden)):
-        second.act(code, 0, version, {"type": "pick", "number": 1})
+        second.turns.act(code, 0, version, {"type": "pick", "number": 1})
     assert second.load(code).version == version + 1
 
 
@@ -148,69 +148,71 @@ def test_replay_of_the_log_equals_the_stored_state(service: RoomService, toy_gam
     code, _ = started_room(service, toy_game)
     for _round in range(3):
         for seat in range(3):
-            service.act(code, seat, service.load(code).version, {"type": "pick", "number": (seat % 3) + 1})
+            service.turns.act(
+                code, seat, service.load(code).version, {"type": "pick", "number": (seat % 3) + 1}
+            )
     snapshot = service.load(code)
     assert snapshot.status == "finished"
-    assert service.replay(code) == snapshot.state
+    assert service.records.replay(code) == snapshot.state
     assert json.loads(json.dumps(snapshot.state)) == snapshot.state
 
 
 def test_a_room_of_only_bots_plays_to_the_end(service: RoomService, toy_game: str) -> None:
-    code, seat, token = service.create_room(toy_game, 3, {}, None)
+    code, seat, token = service.seats.create_room(toy_game, 3, {}, None)
     assert seat is None and token is None
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
-    while service.bot_step(code):
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    while service.turns.bot_step(code):
         pass
     snapshot = service.load(code)
     assert snapshot.status == "finished" and snapshot.result is not None
-    assert service.replay(code) == snapshot.state
+    assert service.records.replay(code) == snapshot.state
 
 
 def test_bots_play_their_seats_until_humans_must_move(service: RoomService, toy_game: str) -> None:
-    code, _, _ = service.create_room(toy_game, 3, {}, "Host")
-    service.add_bot(code, 0, fill=True)
-    service.start(code, 0)
+    code, _, _ = service.seats.create_room(toy_game, 3, {}, "Host")
+    service.seats.add_bot(code, 0, fill=True)
+    service.seats.start(code, 0)
     steps = 0
-    while service.bot_step(code):
+    while service.turns.bot_step(code):
         steps += 1
     assert steps == 2 and service.load(code).to_act() == [0]
 
 
 def test_host_hands_a_seat_to_a_bot_and_the_player_takes_it_back(service: RoomService, toy_game: str) -> None:
     code, _ = started_room(service, toy_game)
-    service.set_bot_control(code, 0, 1, True)
+    service.seats.set_bot_control(code, 0, 1, True)
     with pytest.raises(Conflict):
-        service.act(code, 1, service.load(code).version, {"type": "pick", "number": 1})
-    assert service.bot_step(code)
+        service.turns.act(code, 1, service.load(code).version, {"type": "pick", "number": 1})
+    assert service.turns.bot_step(code)
     with pytest.raises(Forbidden):
-        service.set_bot_control(code, 2, 1, False)
-    service.set_bot_control(code, 1, 1, False)
+        service.seats.set_bot_control(code, 2, 1, False)
+    service.seats.set_bot_control(code, 1, 1, False)
     assert not service.load(code).seat(1).bot_controlled  # type: ignore[union-attr]
 
 
 def test_play_again_creates_a_room_with_the_same_game_and_bots(service: RoomService, toy_game: str) -> None:
-    code, _, _ = service.create_room(toy_game, 2, {}, "Host")
-    service.add_bot(code, 0)
-    service.start(code, 0)
+    code, _, _ = service.seats.create_room(toy_game, 2, {}, "Host")
+    service.seats.add_bot(code, 0)
+    service.seats.start(code, 0)
     with pytest.raises(Conflict):
-        service.play_again(code, 0)
+        service.records.play_again(code, 0)
     while service.load(code).status == "playing":
-        service.act(code, 0, service.load(code).version, {"type": "pick", "number": 1})
-        service.bot_step(code)
-    new_code, token = service.play_again(code, 0)
+        service.turns.act(code, 0, service.load(code).version, {"type": "pick", "number": 1})
+        service.turns.bot_step(code)
+    new_code, token = service.records.play_again(code, 0)
     fresh = service.load(new_code)
     assert service.load(code).next_code == new_code
     assert [(s.name, s.is_bot) for s in fresh.seats] == [("Host", False), ("Bot Bernoulli", True)]
-    assert service.seat_for_token(new_code, token) == 0
+    assert service.seats.seat_for_token(new_code, token) == 0
 
 
 def test_people_get_time_for_a_window_option_bots_would_close(service: RoomService) -> None:
     """Q.E., 5 players: after an award a person may peek until the next auctioneer reveals the next tile."""
-    code, _, _ = service.create_room("qe", 5, {}, "Host")
-    service.add_bot(code, 0, fill=True)
-    service.start(code, 0)
-    assert not service.window_open_for_people(code)
+    code, _, _ = service.seats.create_room("qe", 5, {}, "Host")
+    service.seats.add_bot(code, 0, fill=True)
+    service.seats.start(code, 0)
+    assert not service.turns.window_open_for_people(code)
     for _ in range(200):
         snapshot = service.load(code)
         assert snapshot.state is not None
@@ -222,13 +224,13 @@ def test_people_get_time_for_a_window_option_bots_would_close(service: RoomServi
             legal = snapshot.engine.legal_actions(snapshot.state, 0)
             bidding = next((t for t in legal if "amount" in t.get("params", {})), None)
             if bidding is None:  # the host's own turn to reveal the next company
-                service.act(code, 0, snapshot.version, {"type": legal[0]["type"]})
+                service.turns.act(code, 0, snapshot.version, {"type": legal[0]["type"]})
                 continue
             amount = bidding["params"]["amount"]
             bid = next(n for n in range(amount["min"], amount["min"] + 5) if n not in amount["exclude"])
-            service.act(code, 0, snapshot.version, {"type": bidding["type"], "amount": bid})
+            service.turns.act(code, 0, snapshot.version, {"type": bidding["type"], "amount": bid})
         else:
-            service.bot_step(code)
+            service.turns.bot_step(code)
     else:
         pytest.fail("no award with a peek for the person came up")
-    assert service.window_open_for_people(code)
+    assert service.turns.window_open_for_people(code)

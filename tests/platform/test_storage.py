@@ -19,11 +19,11 @@ pytestmark = pytest.mark.both_databases  # those that take a database_url run on
 
 
 def bot_room(service: RoomService, game: str, players: int, steps: int) -> str:
-    code, _, _ = service.create_room(game, players, {}, None)
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
+    code, _, _ = service.seats.create_room(game, players, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
     for _ in range(steps):
-        if not service.bot_step(code):
+        if not service.turns.bot_step(code):
             break
     return code
 
@@ -52,7 +52,7 @@ def test_a_cold_load_a_hot_snapshot_and_the_replay_agree(database_url: str, serv
         hot = service.load(code)
         cold = RoomService(Database(database_url)).load(code)
         assert hot.version == cold.version and hot.core == cold.core
-        assert hot.state == cold.state == service.replay(code)
+        assert hot.state == cold.state == service.records.replay(code)
         assert hot.events_total == cold.events_total == len(cold.events)
         assert hot.events_since(max(0, hot.events_total - 3)) == cold.events[-3:]
         assert cold.events_since(0) == (cold.events if len(cold.events) <= RECENT_EVENTS else None)
@@ -64,7 +64,7 @@ def test_another_process_writing_is_seen_before_the_cache_is_used(
     code = bot_room(service, "tulip-bubble", 3, 5)
     before = service.load(code)
     other = RoomService(Database(database_url))
-    assert other.bot_step(code)
+    assert other.turns.bot_step(code)
     assert service.load(code).version == before.version + 1
     assert service.load(code).state == other.load(code).state
 
@@ -114,5 +114,5 @@ def test_a_database_from_before_the_split_is_upgraded_by_replaying_its_log(tmp_p
     snapshot = service.load("oldroom234567")
     assert snapshot.state == state
     assert snapshot.core is not None and snapshot.core["events"] == []
-    assert service.bot_step("oldroom234567")  # and play goes on
-    assert service.load("oldroom234567").state == service.replay("oldroom234567")
+    assert service.turns.bot_step("oldroom234567")  # and play goes on
+    assert service.load("oldroom234567").state == service.records.replay("oldroom234567")

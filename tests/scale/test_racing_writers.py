@@ -33,10 +33,10 @@ def test_racing_writers_apply_each_action_once_and_the_log_replays(
     two_services: tuple[RoomService, RoomService], game: str
 ) -> None:
     first, second = two_services
-    code, _, _ = first.create_room(game, 3, {}, "Ann")
-    tokens = [second.join(code, name)[1] for name in ("Bob", "Cy")]
+    code, _, _ = first.seats.create_room(game, 3, {}, "Ann")
+    tokens = [second.seats.join(code, name)[1] for name in ("Bob", "Cy")]
     assert len(tokens) == 2
-    first.start(code, 0)
+    first.seats.start(code, 0)
     start = first.load(code).version
     applied, refused, failures = [0], [0], []
     count = threading.Lock()
@@ -51,7 +51,7 @@ def test_racing_writers_apply_each_action_once_and_the_log_replays(
                     return
                 seat = rng.choice(room.to_act())
                 legal = room.legal(seat)
-                service.act(code, seat, room.version, random_legal_action(legal, rng))
+                service.turns.act(code, seat, room.version, random_legal_action(legal, rng))
             except RoomError:
                 with count:
                     refused[0] += 1  # stale, not this seat's turn any more, or refused by the rules
@@ -72,5 +72,5 @@ def test_racing_writers_apply_each_action_once_and_the_log_replays(
     for service in (first, second):
         room = service.load(code)
         assert room.version == start + applied[0]
-        assert service.replay(code) == room.state
-    assert len(first.action_log(code)) == room.actions == applied[0]
+        assert service.records.replay(code) == room.state
+    assert len(first.records.action_log(code)) == room.actions == applied[0]

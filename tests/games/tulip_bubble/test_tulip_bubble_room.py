@@ -6,13 +6,13 @@ from app.rooms import RoomService
 
 
 def test_a_room_of_tulip_bubble_bots_plays_to_the_end(service: RoomService) -> None:
-    code, _, _ = service.create_room(
+    code, _, _ = service.seats.create_room(
         "tulip-bubble", 5, {"no_margin_trading": True, "joining_mid_game": True}, None
     )
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
-    while service.bot_step(code):
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    while service.turns.bot_step(code):
         pass
     snapshot = service.load(code)
     assert snapshot.status == "finished" and snapshot.result is not None
-    assert service.replay(code) == snapshot.state
+    assert service.records.replay(code) == snapshot.state

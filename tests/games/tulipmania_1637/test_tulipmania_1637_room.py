@@ -9,11 +9,11 @@ from app.rooms import RoomService
 
 @pytest.mark.parametrize("players", [3, 5])
 def test_a_room_of_tulipmania_bots_plays_to_the_end(service: RoomService, players: int) -> None:
-    code, _, _ = service.create_room("tulipmania-1637", players, {}, None)
-    service.add_bot(code, None, fill=True)
-    service.start(code, None)
-    while service.bot_step(code):
+    code, _, _ = service.seats.create_room("tulipmania-1637", players, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    while service.turns.bot_step(code):
         pass
     snapshot = service.load(code)
     assert snapshot.status == "finished" and snapshot.result is not None
-    assert service.replay(code) == snapshot.state
+    assert service.records.replay(code) == snapshot.state

@@ -1,0 +1,151 @@
+"""A room's chat: messages and quick reactions, and the host's mute. Chat does not change the room's
+version: it is not part of the game."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import col, select
+
+from app.games.base import N_
+from app.models import ChatMessage, ChatMute, Seat
+from app.rooms.errors import Forbidden, NotFound, RoomError
+from app.rooms.names import as_int, clean_name
+from app.rooms.seats import require_host
+from app.rooms.writer import RoomWriter, room_id
+
+CHAT_MAX = 280  # characters in a chat message
+CHAT_KEPT = 100  # chat messages a room page shows (the newest)
+REACTIONS = ("👍", "👏", "😄", "😮", "🤝", "⏳")  # the quick reactions, stored as themselves
+# Characters a chat message may not hold: controls and the bidi overrides that turn text around.
+CHAT_HIDDEN = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One chat message as every reader sees it (``name`` empty: an unnamed spectator)."""
+
+    id: int
+    seat: int | None  # None: a spectator's
+    name: str
+    text: str
+    reaction: bool
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "seat": self.seat,
+            "name": self.name,
+            "spectator": self.spectator,
+            "text": self.text,
+            "reaction": self.reaction,
+        }
+
+
+def clean_chat(raw: Any) -> str:
+    """A chat message as stored: runs of white space one space, without control characters or the
+    marks that turn text around; refused if empty or too long (it is escaped when drawn)."""
+    if not isinstance(raw, str):
+        raise RoomError(N_("Please write a message."))
+    message = " ".join(
+        "".join(c for c in raw if unicodedata.category(c) != "Cc" and c not in CHAT_HIDDEN).split()
+    )
+    if not message:
+        raise RoomError(N_("Please write a message."))
+    if len(message) > CHAT_MAX:
+        raise RoomError(N_("A message can have at most {max} characters."), max=CHAT_MAX)
+    return message
+
+
+def chat_author(token_hash: str) -> str:
+    """The author key of a seated person's chat messages (stable if seats are renumbered)."""
+    return "seat:" + token_hash[:32]
+
+
+def _id_of(line: ChatMessage) -> int:
+    assert line.id is not None
+    return line.id
+
+
+class Chat:
+    """What a table's people and spectators say to each other."""
+
+    def __init__(self, writer: RoomWriter) -> None:
+        self.writer = writer
+
+    def post(
+        self, code: str, seat: int | None, author: str, raw: Any, name: Any = None, reaction: bool = False
+    ) -> ChatLine:
+        """Keep one chat message (or quick reaction) of ``author`` (a seat's token hash, or a
+        spectator's key); refused if the host muted them."""
+        if reaction:
+            if raw not in REACTIONS:
+                raise RoomError(N_("There is no such reaction."))
+            message = str(raw)
+        else:
+            message = clean_chat(raw)
+        spectator_name = "" if seat is not None or not name else clean_name(name)
+        with self.writer.db.write() as session:
+            room = self.writer.room(session, code)
+            muted = session.exec(
+                select(ChatMute.id).where(ChatMute.room_id == room.id, ChatMute.author == author)
+            ).first()
+            if muted is not None:
+                raise Forbidden(N_("The host has muted you at this table."))
+            shown = spectator_name
+            if seat is not None:
+                row = session.exec(select(Seat).where(Seat.room_id == room.id, Seat.seat == seat)).first()
+                if row is None:
+                    raise Forbidden(N_("Only seated players and spectators can chat."))
+                shown = row.name
+            line = ChatMessage(
+                room_id=room_id(room), seat=seat, author=author, name=shown, text=message, reaction=reaction
+            )
+            session.add(line)
+            session.flush()
+            assert line.id is not None
+            return ChatLine(line.id, seat, shown, message, reaction)
+
+    def lines(self, code: str, limit: int = CHAT_KEPT) -> list[ChatLine]:
+        """The room's newest chat messages, oldest first."""
+        with self.writer.db.read() as session:
+            room = self.writer.room(session, code)
+            rows = session.exec(
+                select(ChatMessage)
+                .where(ChatMessage.room_id == room.id)
+                .order_by(col(ChatMessage.id).desc())
+                .limit(limit)
+            ).all()
+            return [
+                ChatLine(_id_of(row), row.seat, row.name, row.text, row.reaction) for row in reversed(rows)
+            ]
+
+    def mute(self, code: str, actor: int | None, message_id: Any) -> None:
+        """The host mutes the author of a chat message: they can no longer write at this table."""
+        number = as_int(message_id)
+        with self.writer.db.write() as session:
+            room = self.writer.room(session, code)
+            seats = self.writer.seats(session, room)
+            host = require_host(seats, actor)
+            line = (
+                session.exec(
+                    select(ChatMessage).where(ChatMessage.room_id == room.id, ChatMessage.id == number)
+                ).first()
+                if number is not None
+                else None
+            )
+            if line is None:
+                raise NotFound(N_("There is no such message."))
+            if host is not None and host.token_hash and line.author == chat_author(host.token_hash):
+                raise RoomError(N_("You cannot mute yourself."))
+            exists = session.exec(
+                select(ChatMute.id).where(ChatMute.room_id == room.id, ChatMute.author == line.author)
+            ).first()
+            if exists is None:
+                session.add(ChatMute(room_id=room_id(room), author=line.author))
