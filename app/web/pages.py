@@ -203,6 +203,8 @@ def room_page(
             locale, info.id, snapshot.code, chat or [], seat, me is not None and me.is_host
         ),
         has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
+        viewer_seat=seat,  # the page marks "you" and shows the host's buttons (public regions do not)
+        viewer_host=me is not None and me.is_host,
     )
 
 
