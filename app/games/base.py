@@ -103,8 +103,16 @@ class GameInfo:
     blurb: str  # an English, translatable one-liner (marked with N_)
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     regions: tuple[str, ...] = ("table",)  # template partials in templates/games/<id>/<region>.html
+    # Those of ``regions`` drawn from the spectators' view only: the same bytes for every viewer, rendered
+    # once per version and shared by every tab (app/web/render.py). A region with a seat's secrets or its
+    # controls stays out of it.
+    public_regions: tuple[str, ...] = ()
     # Game-log texts that open a new round or turn: the log shows them as headings that group what follows.
     log_headings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not set(self.public_regions) <= set(self.regions):
+            raise ValueError(f"{self.id}: public_regions must name regions of the game")
 
     def name(self, locale: str) -> str:
         if locale == "zh_Hant":

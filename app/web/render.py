@@ -4,13 +4,21 @@ Templates receive only the engine's view for one seat (plus that seat's legal ac
 room facts such as names), so a template cannot leak what the engine redacted. Each region of the
 table is rendered on its own so a push can replace just the regions that changed, and only when what
 its template read changed (``RegionCache``); the game log is a platform region pushed line by line.
+
+A region is *public* or *private*. A public region (the seats, and each game's
+``GameInfo.public_regions``) is rendered from the spectators' context only — their view, no legal
+actions, no seat — so it can carry nothing secret and is the same bytes for every viewer in one
+language: rendered once per version and shared by every tab. What depends on who is looking ("you",
+the host's buttons) is shown by the page itself. A private region (the status, the lobby, a game's
+decision and hand) is rendered from one seat's context and is kept small.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -131,6 +139,14 @@ class Table:
 EVENTS = "events"  # the game log's region: rendered by the platform, pushed a few lines at a time
 
 
+PLATFORM_PUBLIC = frozenset({"seats"})
+
+
+def public_regions(engine: Engine) -> frozenset[str]:
+    """The region ids of a room page drawn from the spectators' context (see the module docstring)."""
+    return PLATFORM_PUBLIC | {f"g-{region}" for region in engine.info.public_regions}
+
+
 def region_templates(engine: Engine, status: str) -> list[tuple[str, str]]:
     """(region id, template) pairs of a room page, in page order (the game log comes after them)."""
     regions = [("status", "platform/status.html"), ("seats", "platform/seats.html")]
@@ -153,6 +169,7 @@ class SeatContext:
     values: dict[str, Any]
     view: dict[str, Any]
     tokens: dict[str, Any]
+    core: State | None = None  # the state it was made from (without its game log)
 
 
 def seat_context(
@@ -192,7 +209,24 @@ def seat_context(
         "your_move": seat is not None and seat in table.to_act,
         "match": table.match,
     }
-    return SeatContext(values, view, {"name": names, "names": names, "t": names})
+    return SeatContext(values, view, {"name": names, "names": names, "t": names}, core)
+
+
+def spectators_table(table: Table) -> Table:
+    """The room's public facts as a spectator has them: nobody at the table is "you"."""
+    if not any(player.get("is_you") for player in table.players):
+        return table
+    return replace(table, players=[{**player, "is_you": False} for player in table.players])
+
+
+def spectators_context(engine: Engine, context: SeatContext, locale: str) -> SeatContext:
+    """The context public regions are drawn from: the same table, seen by a spectator."""
+    if context.values["seat"] is None:
+        return context
+    table = spectators_table(context.values["table"])
+    return seat_context(
+        engine, context.core, None, table, locale, legal=[], form_version=context.values["version"]
+    )
 
 
 # --------------------------------------------------------------------------- rendering once
@@ -347,6 +381,7 @@ class RegionCache:
         self._guard = threading.Lock()
         self._generation = 0
         self.renders = 0  # for tests and benchmarks
+        self.renders_of: Counter[str] = Counter()  # the same, per region
 
     def sweep(self, showing: Iterable[str]) -> None:
         """Forget the renderings neither used since the last sweep nor in ``showing`` (the regions
@@ -385,6 +420,7 @@ class RegionCache:
                 recorded, tuple(_input(read, context) for read in recorded), html, self._generation
             )
             self.renders += 1
+            self.renders_of[region] += 1
             entries = self._entries.setdefault(key, [])
             entries.insert(0, entry)
             del entries[self.KEEP :]
@@ -392,15 +428,31 @@ class RegionCache:
 
 
 def render_regions(
-    engine: Engine, context: SeatContext, status: str, locale: str, cache: RegionCache | None = None
+    engine: Engine,
+    context: SeatContext,
+    status: str,
+    locale: str,
+    cache: RegionCache | None = None,
+    public: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Every region of a viewer's page but the game log, rendered or taken from ``cache``."""
+    """Every region of a viewer's page but the game log, rendered or taken from ``cache``.
+
+    Public regions come from ``public`` (the spectators' regions of the same version and language,
+    rendered once for every tab) or, without it, are drawn here from the spectators' context."""
     env = environment(locale, engine.info.id)
     cache = cache or RegionCache()
-    return {
-        region: cache.region(env, region, template, context, locale)
-        for region, template in region_templates(engine, status)
-    }
+    shared = public_regions(engine)
+    spectators: SeatContext | None = None
+    regions = {}
+    for region, template in region_templates(engine, status):
+        if region not in shared:
+            regions[region] = cache.region(env, region, template, context, locale)
+        elif public is not None:
+            regions[region] = public[region]
+        else:
+            spectators = spectators or spectators_context(engine, context, locale)
+            regions[region] = cache.region(env, region, template, spectators, locale)
+    return regions
 
 
 # --------------------------------------------------------------------------- the game log

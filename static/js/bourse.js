@@ -349,6 +349,19 @@
     }
   }
 
+  // ------------------------------------------------------------ whose page this is
+  // Public regions are the same for every viewer; the page marks its own seat (data-viewer-seat on
+  // the room, or on a replay's frame) so "you" shows there and the host's buttons skip it.
+  function markViewer() {
+    document.querySelectorAll(".seat[data-seat]").forEach(function (seat) {
+      var holder = seat.closest("[data-viewer-seat]");
+      var mine = holder !== null && holder.getAttribute("data-viewer-seat") === seat.getAttribute("data-seat");
+      seat.classList.toggle("you", mine);
+    });
+  }
+  document.addEventListener("htmx:afterSwap", markViewer);
+  document.addEventListener("htmx:oobAfterSwap", markViewer);
+
   // ------------------------------------------------------------ one push
   var before = null;
 
@@ -514,6 +527,7 @@
         { code: "...", swap: false, error: true }
       ];
     }
+    markViewer();
     markTitle();
     resumeFromLink();
     setUpAlertSettings();

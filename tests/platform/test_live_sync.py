@@ -20,9 +20,18 @@ from starlette.testclient import WebSocketTestSession
 from app.config import Settings
 from app.games.base import random_bot_action
 from app.games.registry import ENGINES
+from app.i18n import LOCALES
 from app.web.app import create_app
 from app.web.live import LiveRooms, RoomLive, Viewer
-from app.web.render import FragmentCache, RegionCache, Table, environment, render_regions, seat_context
+from app.web.render import (
+    FragmentCache,
+    RegionCache,
+    Table,
+    environment,
+    public_regions,
+    render_regions,
+    seat_context,
+)
 from tests.platform.test_api import auth
 
 
@@ -165,7 +174,9 @@ def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings
 
             for _ in range(6):
                 await asyncio.gather(
-                    *(live.publish(code) for _ in range(5)), step(), *(live.publish(code) for _ in range(5))
+                    *(live.fanout.publish(code) for _ in range(5)),
+                    step(),
+                    *(live.fanout.publish(code) for _ in range(5)),
                 )
 
         client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token))
@@ -173,7 +184,7 @@ def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings
             client.portal.call(race)
             for message in received(tab):
                 page.apply(message)
-        client.portal.call(live.publish, code)
+        client.portal.call(live.fanout.publish, code)
         for message in received(tab):
             page.apply(message)
         assert page.version == live.service.load(code).version
@@ -213,13 +224,13 @@ def test_an_action_renders_each_changed_region_once_per_distinct_input(settings:
             spectator.receive_text()
         cache = live.rooms[code].cache
         before = cache.renders
-        client.portal.call(live.publish, code)
+        client.portal.call(live.fanout.publish, code)
         assert cache.renders == before  # nothing changed: nothing rendered
         snapshot = live.service.load(code)
         assert snapshot.core is not None and snapshot.to_act() == [0]
         move = random_bot_action(snapshot.engine, snapshot.core, 0, random.Random(1))
         live.service.turns.act(code, 0, snapshot.version, move)
-        client.portal.call(live.publish, code)
+        client.portal.call(live.fanout.publish, code)
         regions = len(ENGINES["tulip-bubble"].info.regions) + 2
         assert 0 < cache.renders - before <= regions  # once for all five, only what changed
         assert len({tuple(received(spectator)) for spectator in spectators}) == 1
@@ -266,6 +277,56 @@ def test_a_cached_region_is_the_region_rendered_afresh(game: str) -> None:
         seat = engine.to_act(state)[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
     assert cache.renders < step * (players + 1) * (len(engine.info.regions) + 2)  # and it did save renders
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_public_regions_are_the_same_bytes_for_everyone_and_rendered_once(game: str) -> None:
+    """Through a whole bot game, in each language: every public region is byte for byte what the
+    spectators get (so it carries no seat's secret), for every seat; sharing one cache, each is rendered
+    at most once per change, however many seats look."""
+    engine = ENGINES[game]
+    players = engine.info.max_players
+    public = public_regions(engine)
+    state = engine.setup(players, {}, 5)
+    rng = random.Random(13)
+    caches = {locale: RegionCache() for locale in LOCALES}
+    for step in range(400):
+        if engine.result(state) is not None:
+            break
+        core = {**state, "events": []}
+        for locale, cache in caches.items():
+            before = {region: cache.renders_of[region] for region in public}
+            pages = {}
+            for seat in [None, *range(players)]:
+                table = Table(
+                    "x",
+                    game,
+                    "playing",
+                    [
+                        {
+                            "seat": n,
+                            "name": f"P{n}",
+                            "is_host": n == 0,
+                            "connected": True,
+                            "is_you": n == seat,
+                        }
+                        for n in range(players)
+                    ],
+                    engine.to_act(core),
+                    None,
+                    None,
+                    players,
+                )
+                context = seat_context(engine, core, seat, table, locale, form_version=step)
+                pages[seat] = render_regions(engine, context, "playing", locale, cache)
+            for region in public:
+                assert {seat: page[region] for seat, page in pages.items()} == dict.fromkeys(
+                    pages, pages[None][region]
+                ), (step, locale, region)
+                assert cache.renders_of[region] - before[region] <= 1, (step, locale, region)
+        seat = engine.to_act(state)[0]
+        state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
+    assert engine.result(state) is not None
 
 
 def test_cached_fragments_are_what_the_block_draws_afresh() -> None:

@@ -136,8 +136,8 @@ def test_in_the_browser_each_person_takes_their_seat_in_the_new_room(
     assert service.seats.seat_for_token(new_code, bob.cookies.get(seat_cookie(new_code))) == 1
     page = bob.get(f"/r/{new_code}?lang=en")
     assert page.status_code == 200
-    seats = re.findall(r'<li class="(seat[^"]*)".*?</li>', page.text, re.S)
-    assert len(seats) == 3 and "you" in seats[1].split() and "you" not in seats[0].split()
+    seats = re.findall(r'<li class="seat[^"]*" data-seat="(\d)"', page.text)
+    assert seats == ["0", "1", "2"] and 'data-viewer-seat="1"' in page.text  # the page marks Bob "you"
     assert "Match score after 1 game" in page.text and "Cy</span>: 1 win" in page.text  # the room's status
     stranger = TestClient(client.app)
     watched = stranger.post(f"/r/{code}/rematch", follow_redirects=False)
