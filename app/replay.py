@@ -29,6 +29,7 @@ RECORD_VERSION = 1
 RECORD_MAX_BYTES = 64 * 1024  # a five-player game's record is under 10 KB (and a request body at most 64 KB)
 RECORD_MAX_ACTIONS = 5000  # the longest bot games take a few hundred
 SEED_MAX_DIGITS = 40  # what a room stores
+RECORD_MAX_NESTING = 16  # a record nests five deep (record, actions, move, action, a gem count's dict)
 REPLAY_CACHE_BYTES = 32 * 1024 * 1024  # the replays kept in memory, counted as their states' JSON
 
 
@@ -156,6 +157,8 @@ def parse_record(raw: bytes | str, engines: dict[str, Engine]) -> tuple[GameReco
     file too large, 422 otherwise)."""
     if len(raw) > RECORD_MAX_BYTES:
         raise RecordTooLarge(N_("A game record can be at most {kib} KB."), kib=RECORD_MAX_BYTES // 1024)
+    if _nesting(raw) > RECORD_MAX_NESTING:  # json.loads would recurse once a level (RecursionError)
+        raise Unprocessable(N_("This file is not a game record."))
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as bad:
@@ -185,6 +188,29 @@ def parse_record(raw: bytes | str, engines: dict[str, Engine]) -> tuple[GameReco
     if claimed is not None and claimed != result.to_json():
         raise Unprocessable(N_("The record's result does not match its moves."))
     return GameRecord(game, options, seed, seats, actions), replay
+
+
+def _nesting(raw: bytes | str) -> int:
+    """How deep the JSON text's arrays and objects nest (brackets inside strings do not count)."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 class RecordTooLarge(RoomError):

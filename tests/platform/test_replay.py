@@ -168,6 +168,15 @@ def _refusal(record: Any) -> tuple[int, str]:
     return refused.value.status, str(refused.value)
 
 
+def test_a_deeply_nested_upload_is_refused_before_it_is_parsed(client: TestClient) -> None:
+    """40 KB of brackets made json.loads recurse past Python's limit: a 500 with a traceback."""
+    assert _refusal("[" * 20_000 + "]" * 20_000) == (422, "This file is not a game record.")
+    assert _refusal(b'{"a":' * 5000 + b"1" + b"}" * 5000)[0] == 422
+    assert _refusal('{"format": "[[[[[[[[[[[[[[[[[[[[[[[[[["}')[0] == 422  # brackets in a string are text
+    answer = client.post("/rooms/import", files={"record": ("game.json", b"[" * 40_000, "application/json")})
+    assert answer.status_code == 422 and "not a game record" in answer.text
+
+
 def test_records_that_are_not_whole_legal_games_are_refused(client: TestClient) -> None:
     service: RoomService = client.app.state.service  # type: ignore[attr-defined]
     code, _ = bot_game(service, "qe", 3)
