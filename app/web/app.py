@@ -76,11 +76,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await live.start()
         for code in await run_in_threadpool(service.turns.playing_rooms):
-            live.kick_bots(code)  # bots resume where a restart left them
+            live.bots.kick(code)  # bots resume where a restart left them
         sweeper = (
             asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
         )
-        timers = asyncio.create_task(live.run_timers(settings.clock_tick))  # clocks and away seats
+        timers = asyncio.create_task(live.timers.run(settings.clock_tick))  # clocks and away seats
         yield
         timers.cancel()
         with contextlib.suppress(asyncio.CancelledError):

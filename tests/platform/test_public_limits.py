@@ -321,5 +321,5 @@ def test_nothing_is_kept_per_room_once_its_bots_and_tabs_are_done(settings: Sett
             client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token))
             client.portal.call(live.idle)
             assert client.get(f"/api/rooms/{code}").json()["status"] == "finished"
-        assert live.rooms == {} and live._bot_tasks == {} and live._bot_rerun == set()  # noqa: SLF001
+        assert live.rooms == {} and live.bots._tasks == {} and live.bots._rerun == set()  # noqa: SLF001
         assert client.app.state.service.writer._locks == {}  # type: ignore[attr-defined]  # noqa: SLF001

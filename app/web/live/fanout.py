@@ -1,0 +1,366 @@
+"""The publishing core: one WebSocket per browser tab, each brought up to date after every change.
+
+``Fanout.publish`` brings each of a room's tabs (or one tab) up to the room's version:
+
+* each distinct viewer (a seat, or the spectators, in one language) is rendered once per version
+  and presence, and of its regions only those whose inputs changed (``RegionCache``); tabs that
+  were sent the same thing get the same bytes (``bring_up_to_date``);
+* a tab is sent only the regions whose HTML differs from what it was sent, the game log's new lines,
+  and a version stamp; a tab that opens gets its page's regions.
+
+Its invariants (what a change to publishing must keep):
+
+* **ordered per room**: a room's publishes run one at a time (``RoomLive.lock``), so a tab's record
+  of what it was sent (``Tab.sent``, ``version``, ``events_seen``) is never overtaken by an older
+  publish; a publish never goes back to a snapshot older than the room's last one (``latest``);
+* **the work runs in a worker thread** (reading the room, rendering, diffing: ``plan``); the event
+  loop only pushes the finished messages;
+* **each tab has its own outbox** and sender task: a slow reader never holds up the room, and one
+  that falls ``OUTBOX_LIMIT`` messages behind is closed with code 4408 (its page reconnects and is
+  sent everything afresh).
+
+Who is connected and who is away comes from an ``Audience`` (``presence.py``), read once per publish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from fastapi import WebSocket
+from starlette.concurrency import run_in_threadpool
+
+from app.games.base import visible_events
+from app.rooms import RoomError, RoomService, RoomSnapshot
+from app.web.render import (
+    EVENTS,
+    RegionCache,
+    Table,
+    event_line,
+    events_added,
+    events_region,
+    oob_fragments,
+    regions_container,
+    render_regions,
+    seat_context,
+    version_marker,
+)
+
+OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
+NOTHING_SENT: Mapping[str, str] = MappingProxyType({})  # shared, so fresh tabs share their first message
+
+
+@dataclass(eq=False)
+class Tab:
+    socket: WebSocket
+    seat: int | None
+    locale: str
+    page_version: int | None = None  # the room version the tab's page was rendered at
+    sent: Mapping[str, str] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
+    version: int = -1
+    events_seen: int = 0  # game-log events the tab shows
+    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    closed: bool = False  # its sender has stopped
+    unsent: int = 0  # messages pushed and not yet sent
+
+    def push(self, message: str) -> None:
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.outbox.put_nowait(None)  # too far behind: close; the page reconnects afresh
+            return
+        self.unsent += 1
+        self.outbox.put_nowait(message)
+
+    async def send_pushes(self) -> None:
+        """Send this tab's outbox in order until it closes (run as the tab's own task)."""
+        try:
+            while True:
+                message = await self.outbox.get()
+                if message is None:
+                    with contextlib.suppress(Exception):
+                        await self.socket.close(code=4408)
+                    return
+                await self.socket.send_text(message)
+                self.unsent -= 1
+        except Exception:  # a closed socket: its own handler will leave
+            return
+        finally:
+            self.closed = True
+
+
+def make_table(
+    snapshot: RoomSnapshot,
+    seat: int | None,
+    connected: frozenset[int],
+    away: frozenset[int] = frozenset(),
+    match: Any = None,
+) -> Table:
+    result = snapshot.result
+    return Table(
+        code=snapshot.code,
+        game=snapshot.game,
+        status=snapshot.status,
+        players=[
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "is_bot": s.is_bot,
+                "bot_strength": snapshot.bot_strengths.get(s.seat),
+                "bot_controlled": s.bot_controlled,
+                "is_host": s.is_host,
+                "connected": s.is_bot or s.seat in connected,
+                "away": s.seat in away,
+                "deadline": s.deadline,  # epoch ms: the page counts down to it (a template never reads "now")
+                "bot_turns": s.bot_turns,
+                "is_you": s.seat == seat,
+            }
+            for s in snapshot.seats
+        ],
+        to_act=snapshot.to_act(),
+        result=result.to_json() if result is not None else None,
+        next_code=snapshot.next_code,
+        capacity=snapshot.players,
+        match=match,
+    )
+
+
+class Viewer:
+    """One viewer's page at one version: a seat (or the spectators) in one language."""
+
+    def __init__(
+        self,
+        room: RoomLive,
+        snapshot: RoomSnapshot,
+        seat: int | None,
+        locale: str,
+        connected: frozenset[int],
+        away: frozenset[int] = frozenset(),
+    ) -> None:
+        self.room = room
+        self.snapshot = snapshot
+        self.seat = seat
+        self.locale = locale
+        match = room.match_of(snapshot) if room.match_of is not None else None
+        self.table = make_table(snapshot, seat, connected, away, match)
+        info = snapshot.seat(seat)
+        context = seat_context(
+            snapshot.engine,
+            snapshot.core,
+            seat,
+            self.table,
+            locale,
+            legal=snapshot.legal(seat),
+            form_version=info.legal_version if info is not None else snapshot.version,
+        )
+        self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache)
+        self._events: str | None = None
+
+    @property
+    def has_log(self) -> bool:
+        return self.snapshot.status != "waiting"
+
+    def lines(self, events: list[dict[str, Any]]) -> list[str]:
+        """The lines of ``events`` this viewer may read, newest first."""
+        visible = visible_events({"events": events}, self.seat)
+        return [
+            event_line(event, self.locale, self.snapshot.game, self.table.name_of)
+            for event in reversed(visible)
+        ]
+
+    @property
+    def page_ready(self) -> bool:
+        """Whether its whole page is made (the game log needs a database read)."""
+        return self._events is not None or not self.has_log
+
+    def events_html(self) -> str:
+        """The whole game log region (read once per viewer and version)."""
+        if self._events is None:
+            self._events = events_region(self.lines(self.snapshot.events), self.locale)
+        return self._events
+
+    def page_regions(self) -> dict[str, str]:
+        return {**self.regions, EVENTS: self.events_html()} if self.has_log else dict(self.regions)
+
+
+@dataclass(eq=False)
+class RoomLive:
+    """A room's open tabs and what is shared between them."""
+
+    tabs: set[Tab] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    cache: RegionCache = field(default_factory=RegionCache)
+    viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
+    viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
+    latest: RoomSnapshot | None = None  # the snapshot last published
+    match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
+
+    def connected(self) -> frozenset[int]:
+        return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
+
+    def viewer(
+        self,
+        snapshot: RoomSnapshot,
+        seat: int | None,
+        locale: str,
+        connected: frozenset[int],
+        away: frozenset[int] = frozenset(),
+    ) -> Viewer:
+        """The viewer for this version and presence, made once and shared by its tabs."""
+        key = (snapshot.version, connected, away)
+        if self.viewers_key != key:
+            self.viewers, self.viewers_key = {}, key
+        viewer = self.viewers.get((seat, locale))
+        if viewer is None or viewer.snapshot is not snapshot:
+            viewer = self.viewers[(seat, locale)] = Viewer(self, snapshot, seat, locale, connected, away)
+        return viewer
+
+
+def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
+    """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
+    messages: dict[tuple[Any, ...], tuple[str, Mapping[str, str], int]] = {}
+    out = []
+    for tab in tabs:
+        viewer = viewers[tab]
+        version = viewer.snapshot.version
+        key = (id(viewer), id(tab.sent), tab.version, tab.events_seen, tab.page_version == version)
+        if key not in messages:
+            messages[key] = _message_for(tab, viewer)
+        message, sent, events_seen = messages[key]
+        tab.sent, tab.version, tab.events_seen = sent, version, events_seen
+        if message:
+            out.append((tab, message))
+    return out
+
+
+def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, str], int]:
+    snapshot = viewer.snapshot
+    regions = viewer.regions
+    if not tab.sent and tab.page_version == snapshot.version:
+        # The page already shows this version; re-sending it would wipe what the person is typing.
+        message = oob_fragments(regions, ["seats"])  # presence may have changed since
+    elif tab.sent.keys() != regions.keys():
+        message = str(regions_container(viewer.page_regions(), oob=True))
+    else:
+        changed = [region for region, html in regions.items() if tab.sent[region] != html]
+        message = oob_fragments(regions, changed)
+        if viewer.has_log and tab.events_seen != snapshot.events_total:
+            added = snapshot.events_since(tab.events_seen)
+            if added is None:  # fell too far behind for the recent events: the whole log
+                message += oob_fragments({EVENTS: viewer.events_html()})
+            else:
+                message += events_added(viewer.lines(added))
+    if snapshot.version != tab.version:
+        message += version_marker(snapshot.version)  # the table moved on: old errors go
+    return message, regions, snapshot.events_total
+
+
+class Audience(Protocol):
+    """Who sits at a room's table, as every publish reads it (``presence.Presence``)."""
+
+    def connected(self, code: str) -> frozenset[int]:
+        """The seats with a tab open on any process."""
+        ...
+
+    def away(
+        self, code: str, snapshot: RoomSnapshot, connected: frozenset[int] | None = None
+    ) -> frozenset[int]:
+        """The people's seats that have had no tab open for longer than the grace period."""
+        ...
+
+
+class Fanout:
+    """This process's open rooms (``rooms``: code -> ``RoomLive``) and the one way to publish to them."""
+
+    def __init__(self, service: RoomService, rooms: dict[str, RoomLive], audience: Audience) -> None:
+        self.service = service
+        self.rooms = rooms
+        self.audience = audience
+        self.publishing = 0  # publishes under way (tests wait for them)
+
+    def open(self, code: str) -> RoomLive:
+        """The room's live state, made when its first tab opens."""
+        return self.rooms.setdefault(code, RoomLive(match_of=self.service.records.match_score))
+
+    async def publish(self, code: str, only: Tab | None = None, changed: RoomSnapshot | None = None) -> None:
+        """Bring the room's tabs (or just ``only``) up to the room's current version: ``changed``,
+        the snapshot a change of this process just committed, or else the room as it is read now."""
+        room = self.rooms.get(code)
+        if room is None:
+            return
+        self.publishing += 1
+        try:
+            async with room.lock:
+                await self._publish(code, room, [only] if only is not None else list(room.tabs), changed)
+        finally:
+            self.publishing -= 1
+        if not room.tabs and self.rooms.get(code) is room:
+            self.rooms.pop(code, None)
+
+    async def _publish(
+        self, code: str, room: RoomLive, tabs: list[Tab], changed: RoomSnapshot | None
+    ) -> None:
+        tabs = [tab for tab in tabs if tab in room.tabs]
+        if not tabs:
+            return
+        snapshot = changed
+        if snapshot is None or (room.latest is not None and room.latest.version > snapshot.version):
+            try:
+                snapshot = await run_in_threadpool(self.service.load, code)
+            except RoomError:
+                return
+        room.latest = snapshot
+        connected = self.audience.connected(code)
+        away = self.audience.away(code, snapshot, connected)
+
+        everyone = len(tabs) == len(room.tabs)
+
+        def plan() -> list[tuple[Tab, str]]:
+            viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected, away) for tab in tabs}
+            messages = bring_up_to_date(tabs, viewers)
+            if everyone:  # keep only what the tabs show now
+                room.cache.sweep(html for viewer in viewers.values() for html in viewer.regions.values())
+            return messages
+
+        for tab, message in await run_in_threadpool(plan):
+            tab.push(message)
+
+    def join_from_memory(self, room: RoomLive, tab: Tab, code: str) -> bool:
+        """Send a joining tab the page its viewer already has at the last published version, on the
+        event loop: a crowd of spectators opening one room costs no database read, no render and no
+        worker thread each (which other rooms' moves would queue behind). If the room moved on since,
+        its next publish brings the tab along like any other."""
+        snapshot = room.latest
+        if (
+            snapshot is None
+            or room.viewers_key is None
+            or room.viewers_key[:2]
+            != (
+                snapshot.version,
+                self.audience.connected(code),
+            )
+        ):
+            return False
+        viewer = room.viewers.get((tab.seat, tab.locale))
+        if viewer is None or not viewer.page_ready:
+            return False
+        for target, message in bring_up_to_date([tab], {tab: viewer}):
+            target.push(message)
+        return True
+
+    def page_regions(self, snapshot: RoomSnapshot, seat: int | None, locale: str) -> dict[str, str]:
+        """A room page's regions (its tab connects later with the page's version)."""
+        room = self.rooms.get(snapshot.code) or RoomLive(match_of=self.service.records.match_score)
+        connected = self.audience.connected(snapshot.code) | (
+            frozenset() if seat is None else frozenset({seat})
+        )
+        away = self.audience.away(snapshot.code, snapshot, connected)
+        return Viewer(room, snapshot, seat, locale, connected, away).page_regions()
+
+    def busy(self) -> bool:
+        """Whether a publish runs or a push waits to be sent (tests wait until neither does)."""
+        return bool(self.publishing) or any(
+            tab.unsent and not tab.closed for room in self.rooms.values() for tab in room.tabs
+        )
