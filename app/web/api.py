@@ -13,8 +13,16 @@ from starlette.concurrency import run_in_threadpool
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES
 from app.i18n import format_event, format_message
-from app.rooms import Forbidden, RoomError, RoomSnapshot
-from app.web.deps import chat_author_of, chosen_clock, get_app_settings, get_live, get_service, resume_url
+from app.rooms import RoomError, RoomSnapshot
+from app.web.deps import (
+    ApiRoom,
+    RoomRequest,
+    ServiceDep,
+    SettingsDep,
+    chat_author_of,
+    chosen_clock,
+    resume_url,
+)
 from app.web.limits import client_key
 
 DESCRIPTION = """
@@ -166,19 +174,126 @@ class ActionBody(BaseModel):
     action: dict[str, Any]
 
 
-async def _seat(request: Request, code: str) -> int | None:
-    header = request.headers.get("authorization", "")
-    token = header[7:].strip() if header.lower().startswith("bearer ") else None
-    seat = await run_in_threadpool(get_service(request).seats.seat_for_token, code, token)
-    if token and seat is None:
-        raise Forbidden(N_("This token is not a seat of this room."))
-    return seat
+# ------------------------------------------------------------ what the API answers
+# The routes build plain dicts; these models are what /docs and /openapi.json show of them (and what
+# FastAPI checks them against). Their fields are in the order the answers have always had.
 
 
-def _refusal(refused: RoomError) -> JSONResponse:
-    return JSONResponse(
-        {"detail": format_message("en", refused.message, refused.params, str)}, status_code=refused.status
+class GameNames(BaseModel):
+    en: str
+    zh_Hant: str
+    zh_Hans: str
+
+
+class PlayerRange(BaseModel):
+    min: int
+    max: int
+
+
+class GameOptionInfo(BaseModel):
+    key: str = Field(description="The key to set in a new room's `options`")
+    label: str
+    default: bool
+
+
+class GameInfo(BaseModel):
+    id: str
+    name: GameNames
+    players: PlayerRange
+    minutes: str = Field(description='How long a game takes, e.g. "45-60"')
+    blurb: str
+    options: list[GameOptionInfo]
+
+
+class CreatedRoom(BaseModel):
+    code: str
+    url: str
+    seat: int | None = Field(description="Your seat (0, the host's), or null without a name")
+    token: str | None = Field(description="Your seat token: `Authorization: Bearer <token>`")
+    resume_url: str | None = Field(description="Your seat's personal link for a browser")
+
+
+class JoinedRoom(BaseModel):
+    seat: int
+    token: str
+    resume_url: str
+
+
+class NewRoom(BaseModel):
+    """The room set up to play again: the host holds seat 0 there."""
+
+    code: str
+    url: str
+    seat: int
+    token: str | None
+
+
+class SeatState(BaseModel):
+    seat: int
+    name: str
+    is_bot: bool
+    bot_strength: str | None = Field(description="A bot's: easy or normal")
+    bot_controlled: bool = Field(description="A person's seat a bot plays for now")
+    host: bool
+    connected: bool
+    away: bool = Field(description="Gone longer than the grace period: the host may hand it to a bot")
+    deadline: int | None = Field(description="When this seat's decision times out (epoch ms)")
+    bot_turns: int = Field(description="Decisions a bot made for this person")
+
+
+class GameResult(BaseModel):
+    winners: list[int]
+    scores: list[int | None]
+
+
+class Room(BaseModel):
+    """A room as one seat (or a spectator) may know it."""
+
+    code: str
+    game: str
+    status: Literal["waiting", "playing", "finished"]
+    version: int
+    players: int
+    you: int | None = Field(description="Your seat, null for a spectator")
+    clock: int = Field(description="Seconds per decision, 0 for none")
+    seats: list[SeatState]
+    to_act: list[int] = Field(description="The seats the game waits for")
+    view: dict[str, Any] | None = Field(
+        description="The game as your seat sees it, without its log; each game's own shape. Null before the start"
     )
+    legal: list[dict[str, Any]] = Field(
+        description="The action templates your seat may submit now (see above)"
+    )
+    result: GameResult | None
+    next_code: str | None = Field(description="The room the host set up to play again")
+
+
+class LogEvent(BaseModel):
+    text: str = Field(description="The event in English")
+    message: str = Field(description="Its message before translation, placeholders unfilled")
+    plural: str | None = Field(None, description="A message that counts: its plural form (only then present)")
+    params: dict[str, Any]
+
+
+class GameLog(BaseModel):
+    events: list[LogEvent]
+
+
+class ChatMessage(BaseModel):
+    id: int
+    seat: int | None
+    name: str = Field(description="Empty: an unnamed spectator")
+    spectator: bool
+    text: str
+    reaction: bool
+
+
+class ChatMessages(BaseModel):
+    messages: list[ChatMessage]
+
+
+class Muted(BaseModel):
+    muted: int = Field(description="The id of the message whose writer is muted")
 
 
 def _without_log(view: dict[str, Any]) -> dict[str, Any]:
@@ -229,13 +344,21 @@ def room_json(
     }
 
 
-async def _answer(request: Request, code: str, seat: int | None) -> dict[str, Any]:
-    snapshot = await run_in_threadpool(get_service(request).load, code)
-    live = get_live(request)
-    return room_json(snapshot, seat, live.connected(code), live.away(code, snapshot))
+def _room_now(room: RoomRequest, snapshot: RoomSnapshot, seat: int | None) -> dict[str, Any]:
+    live = room.live
+    return room_json(snapshot, seat, live.connected(room.code), live.away(room.code, snapshot))
 
 
-@router.get("/games", responses=errors(413))
+async def _answer(room: RoomRequest, seat: int | None) -> dict[str, Any]:
+    return _room_now(room, await run_in_threadpool(room.service.load, room.code), seat)
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+# RoomError refusals are answered by app.web.answers.room_refused: {"detail": ...} with their status.
+@router.get("/games", response_model=list[GameInfo], responses=errors(413))
 def games() -> list[dict[str, Any]]:
     return [
         {
@@ -250,140 +373,120 @@ def games() -> list[dict[str, Any]]:
     ]
 
 
-@router.post("/rooms", status_code=201, responses=errors(400, *WRITE))
-async def create_room(request: Request, body: CreateRoomBody) -> Any:
-    try:
-        code, seat, token = await run_in_threadpool(
-            get_service(request).seats.create_room,
-            body.game,
-            body.players,
-            body.options,
-            body.name,
-            chosen_clock(get_app_settings(request), body.clock),
-        )
-    except RoomError as refused:
-        return _refusal(refused)
-    base = str(request.base_url).rstrip("/")
+@router.post("/rooms", status_code=201, response_model=CreatedRoom, responses=errors(400, *WRITE))
+async def create_room(
+    request: Request, body: CreateRoomBody, service: ServiceDep, settings: SettingsDep
+) -> dict[str, Any]:
+    code, seat, token = await run_in_threadpool(
+        service.seats.create_room,
+        body.game,
+        body.players,
+        body.options,
+        body.name,
+        chosen_clock(settings, body.clock),
+    )
+    base = _base(request)
     resume = resume_url(base, code, token) if token else None
     return {"code": code, "url": f"{base}/r/{code}", "seat": seat, "token": token, "resume_url": resume}
 
 
-@router.get("/rooms/{code}", responses=READ)
-async def get_room(request: Request, code: str) -> Any:
-    try:
-        return await _answer(request, code, await _seat(request, code))
-    except RoomError as refused:
-        return _refusal(refused)
+@router.get("/rooms/{code}", response_model=Room, responses=READ)
+async def get_room(room: ApiRoom) -> dict[str, Any]:
+    return await _answer(room, room.seat)
 
 
-@router.post("/rooms/{code}/join", status_code=201, responses=errors(400, 404, 409, *WRITE))
-async def join(request: Request, code: str, body: JoinBody) -> Any:
-    try:
-        seat, token = await run_in_threadpool(get_service(request).seats.join, code, body.name)
-    except RoomError as refused:
-        return _refusal(refused)
-    await get_live(request).after_change(code)
-    base = str(request.base_url).rstrip("/")
-    return {"seat": seat, "token": token, "resume_url": resume_url(base, code, token)}
+@router.post(
+    "/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=errors(400, 404, 409, *WRITE)
+)
+async def join(request: Request, room: ApiRoom, body: JoinBody) -> dict[str, Any]:
+    seat, token = await run_in_threadpool(room.service.seats.join, room.code, body.name)
+    await room.live.after_change(room.code)
+    return {"seat": seat, "token": token, "resume_url": resume_url(_base(request), room.code, token)}
 
 
-@router.post("/rooms/{code}/bots", responses=errors(400, 403, 404, 409, *WRITE))
-async def bots(request: Request, code: str, body: BotsBody) -> Any:
-    service = get_service(request)
-    try:
-        seat = await _seat(request, code)
-        snapshot = await run_in_threadpool(service.load, code)
-        if snapshot.status == "waiting":
-            if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
-                raise RoomError(N_("Bots join at the next free seat ({seat})."), seat=len(snapshot.seats))
-            await run_in_threadpool(service.seats.add_bot, code, seat, body.fill, body.strength)
-        else:
-            away = get_live(request).away(code, snapshot)
-            await run_in_threadpool(service.seats.set_bot_control, code, seat, body.seat, True, away)
-        await get_live(request).after_change(code)
-        return await _answer(request, code, seat)
-    except RoomError as refused:
-        return _refusal(refused)
+@router.post("/rooms/{code}/bots", response_model=Room, responses=errors(400, 403, 404, 409, *WRITE))
+async def bots(room: ApiRoom, body: BotsBody) -> dict[str, Any]:
+    seat, service, code = room.seat, room.service, room.code
+    snapshot = await run_in_threadpool(service.load, code)
+    if snapshot.status == "waiting":
+        if body.seat is not None and not body.fill and body.seat != len(snapshot.seats):
+            raise RoomError(N_("Bots join at the next free seat ({seat})."), seat=len(snapshot.seats))
+        await run_in_threadpool(service.seats.add_bot, code, seat, body.fill, body.strength)
+    else:
+        away = room.live.away(code, snapshot)
+        await run_in_threadpool(service.seats.set_bot_control, code, seat, body.seat, True, away)
+    await room.live.after_change(code)
+    return await _answer(room, seat)
 
 
-@router.post("/rooms/{code}/takeback", responses=errors(400, 403, 404, 409, *WRITE))
-async def take_back(request: Request, code: str) -> Any:
+@router.post("/rooms/{code}/takeback", response_model=Room, responses=errors(400, 403, 404, 409, *WRITE))
+async def take_back(room: ApiRoom) -> dict[str, Any]:
     """Take your seat back from the bot the host handed it to."""
-    try:
-        seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).seats.set_bot_control, code, seat, seat, False)
-        await get_live(request).after_change(code)
-        return await _answer(request, code, seat)
-    except RoomError as refused:
-        return _refusal(refused)
+    seat = room.seat
+    await run_in_threadpool(room.service.seats.set_bot_control, room.code, seat, seat, False)
+    await room.live.after_change(room.code)
+    return await _answer(room, seat)
 
 
-@router.delete("/rooms/{code}/seats/{target}", responses=errors(400, 403, 404, 409, *WRITE))
-async def remove_seat(request: Request, code: str, target: int) -> Any:
+@router.delete(
+    "/rooms/{code}/seats/{target}", response_model=Room, responses=errors(400, 403, 404, 409, *WRITE)
+)
+async def remove_seat(room: ApiRoom, target: int) -> dict[str, Any]:
     """The host removes a waiting player (before the start)."""
-    try:
-        seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).seats.remove_seat, code, seat, target)
-        await get_live(request).after_change(code)
-        return await _answer(request, code, seat)
-    except RoomError as refused:
-        return _refusal(refused)
+    seat = room.seat
+    await run_in_threadpool(room.service.seats.remove_seat, room.code, seat, target)
+    await room.live.after_change(room.code)
+    return await _answer(room, seat)
 
 
-@router.post("/rooms/{code}/start", responses=errors(403, 404, 409, *WRITE))
-async def start(request: Request, code: str) -> Any:
-    try:
-        seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).seats.start, code, seat)
-        await get_live(request).after_change(code)
-        return await _answer(request, code, seat)
-    except RoomError as refused:
-        return _refusal(refused)
+@router.post("/rooms/{code}/start", response_model=Room, responses=errors(403, 404, 409, *WRITE))
+async def start(room: ApiRoom) -> dict[str, Any]:
+    seat = room.seat
+    await run_in_threadpool(room.service.seats.start, room.code, seat)
+    await room.live.after_change(room.code)
+    return await _answer(room, seat)
 
 
-@router.post("/rooms/{code}/again", status_code=201, responses=errors(403, 404, 409, *WRITE))
-async def play_again(request: Request, code: str) -> Any:
+@router.post(
+    "/rooms/{code}/again", status_code=201, response_model=NewRoom, responses=errors(403, 404, 409, *WRITE)
+)
+async def play_again(request: Request, room: ApiRoom) -> dict[str, Any]:
     """The host sets up a new room with the same game, options and bots; others may join it."""
+    new_code, token = await run_in_threadpool(room.service.records.play_again, room.code, room.seat)
+    await room.live.after_change(room.code)
+    return {"code": new_code, "url": f"{_base(request)}/r/{new_code}", "seat": 0, "token": token}
+
+
+@router.post(
+    "/rooms/{code}/actions", response_model=Room, responses=errors(400, 403, 404, 409, *WRITE, stale=True)
+)
+async def act(room: ApiRoom, body: ActionBody) -> dict[str, Any] | JSONResponse:
+    seat = room.seat
     try:
-        seat = await _seat(request, code)
-        new_code, token = await run_in_threadpool(get_service(request).records.play_again, code, seat)
-        await get_live(request).after_change(code)
+        snapshot = await run_in_threadpool(room.service.turns.act, room.code, seat, body.version, body.action)
     except RoomError as refused:
-        return _refusal(refused)
-    url = str(request.base_url).rstrip("/") + f"/r/{new_code}"
-    return {"code": new_code, "url": url, "seat": 0, "token": token}
+        if refused.status != 409:
+            raise
+        return await _stale(room, seat, refused)
+    await room.live.after_change(room.code, snapshot)
+    return _room_now(room, snapshot, seat)
 
 
-@router.post("/rooms/{code}/actions", responses=errors(400, 403, 404, 409, *WRITE, stale=True))
-async def act(request: Request, code: str, body: ActionBody) -> Any:
-    service = get_service(request)
+async def _stale(room: RoomRequest, seat: int | None, refused: RoomError) -> JSONResponse:
+    """A 409 to an action carries the room as it is now (``StaleProblem``), to look at and retry."""
     try:
-        seat = await _seat(request, code)
-        snapshot = await run_in_threadpool(service.turns.act, code, seat, body.version, body.action)
-    except RoomError as refused:
-        if refused.status == 409:
-            try:
-                fresh = await _answer(request, code, await _seat(request, code))
-            except RoomError:
-                return _refusal(refused)
-            return JSONResponse(
-                {"detail": format_message("en", refused.message, refused.params, str), "room": fresh},
-                status_code=409,
-            )
-        return _refusal(refused)
-    live = get_live(request)
-    await live.after_change(code, snapshot)
-    return room_json(snapshot, seat, live.connected(code), live.away(code, snapshot))
+        fresh = await _answer(room, seat)
+    except RoomError:
+        raise refused from None
+    detail = format_message("en", refused.message, refused.params, str)
+    return JSONResponse({"detail": detail, "room": fresh}, status_code=409)
 
 
-@router.get("/rooms/{code}/log", responses=READ)
-async def game_log(request: Request, code: str) -> Any:
+@router.get("/rooms/{code}/log", response_model=GameLog, response_model_exclude_unset=True, responses=READ)
+async def game_log(room: ApiRoom) -> dict[str, Any]:
     """The game log as this seat may read it (the spectator's without a token)."""
-    try:
-        seat = await _seat(request, code)
-        snapshot = await run_in_threadpool(get_service(request).load, code)
-    except RoomError as refused:
-        return _refusal(refused)
+    seat = room.seat
+    snapshot = await run_in_threadpool(room.service.load, room.code)
     events = visible_events(snapshot.state, seat) if snapshot.state is not None else []
     return {
         "events": [
@@ -398,48 +501,37 @@ async def game_log(request: Request, code: str) -> Any:
     }
 
 
-@router.get("/rooms/{code}/chat", responses=READ)
-async def chat_messages(request: Request, code: str) -> Any:
+@router.get("/rooms/{code}/chat", response_model=ChatMessages, responses=READ)
+async def chat_messages(room: ApiRoom) -> dict[str, Any]:
     """The table chat's newest messages, oldest first (spectators' marked ``spectator``)."""
-    try:
-        lines = await run_in_threadpool(get_service(request).chat.lines, code)
-    except RoomError as refused:
-        return _refusal(refused)
+    lines = await run_in_threadpool(room.service.chat.lines, room.code)
     return {"messages": [line.to_json() for line in lines]}
 
 
-@router.post("/rooms/{code}/chat", status_code=201, responses=errors(400, 403, 404, *WRITE))
-async def post_chat(request: Request, code: str, body: ChatBody) -> Any:
+@router.post(
+    "/rooms/{code}/chat", status_code=201, response_model=ChatMessage, responses=errors(400, 403, 404, *WRITE)
+)
+async def post_chat(request: Request, room: ApiRoom, body: ChatBody) -> dict[str, Any]:
     """Say something at the table, or send a quick reaction. Without a seat token you write as a
     spectator (known by your address, for the host's mute). Pushed live to the room's pages."""
-    service = get_service(request)
-    try:
-        seat = await _seat(request, code)
-        header = request.headers.get("authorization", "")
-        token = header[7:].strip() if seat is not None else None
-        snapshot = await run_in_threadpool(service.load, code)
-        reaction = body.reaction is not None
-        line = await run_in_threadpool(
-            service.chat.post,
-            code,
-            seat,
-            chat_author_of(token, "address:" + client_key(request.scope)),
-            body.reaction if reaction else body.text,
-            body.name,
-            reaction,
-        )
-    except RoomError as refused:
-        return _refusal(refused)
-    await get_live(request).share_chat(code, snapshot.game, line)
+    seat = room.seat
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    reaction = body.reaction is not None
+    line = await run_in_threadpool(
+        room.service.chat.post,
+        room.code,
+        seat,
+        chat_author_of(room.token if seat is not None else None, "address:" + client_key(request.scope)),
+        body.reaction if reaction else body.text,
+        body.name,
+        reaction,
+    )
+    await room.live.share_chat(room.code, snapshot.game, line)
     return line.to_json()
 
 
-@router.post("/rooms/{code}/chat/mute", responses=errors(400, 403, 404, *WRITE))
-async def mute(request: Request, code: str, body: MuteBody) -> Any:
+@router.post("/rooms/{code}/chat/mute", response_model=Muted, responses=errors(400, 403, 404, *WRITE))
+async def mute(room: ApiRoom, body: MuteBody) -> dict[str, Any]:
     """The host mutes the writer of a message: they can no longer write at this table."""
-    try:
-        seat = await _seat(request, code)
-        await run_in_threadpool(get_service(request).chat.mute, code, seat, body.message)
-    except RoomError as refused:
-        return _refusal(refused)
+    await run_in_threadpool(room.service.chat.mute, room.code, room.seat, body.message)
     return {"muted": body.message}

@@ -2,8 +2,9 @@
 front of every route (``security.py``: headers, cross-site refusals; ``limits.py``: body size, rate
 limits, socket caps), the error handlers, routers and the cleanup sweep.
 
-The routes live in ``api.py`` (the JSON API) and ``pages.py`` (pages and the live WebSocket); both read
-the service, the live rooms and the settings through the dependencies in ``deps.py``.
+The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket) and
+``replay.py``; they read the service, the live rooms and the settings through the dependencies in
+``deps.py``, and a ``RoomError`` they let through is answered by ``answers.room_refused``.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from app.db import Database
 from app.games.base import N_, Budget
 from app.lease import Leases, RedisLeases
 from app.migrate import upgrade_to_head
-from app.rooms import RoomService
+from app.rooms import RoomError, RoomService
 from app.web import api, pages, replay
+from app.web.answers import Refusal, page, refusal_response, room_refused
 from app.web.deps import get_locale, get_service
 from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
-from app.web.pages import Refusal, form_to_action, page, refusal_response
+from app.web.pages import form_to_action
 from app.web.render import ROOT
 from app.web.security import CrossSiteGuard, SecurityHeaders, security_headers
 
@@ -126,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)  # added last, runs first: every answer, refusals too, has them
 
     app.exception_handler(StarletteHTTPException)(http_error)
+    app.exception_handler(RoomError)(room_refused)
     app.exception_handler(OperationalError)(database_error)
     app.exception_handler(Exception)(server_error)
     app.exception_handler(RequestValidationError)(validation_error)

@@ -1,13 +1,16 @@
-"""FastAPI dependencies shared by the pages (``pages.py``) and the JSON API (``api.py``).
+"""FastAPI dependencies shared by the pages (``pages.py``, ``replay.py``) and the JSON API (``api.py``).
 
 ``create_app`` puts the settings, the room service and the live rooms on ``app.state``; these read
-them back, typed, for HTTP requests and WebSockets alike (``HTTPConnection`` is either).
+them back, typed, for HTTP requests and WebSockets alike (``HTTPConnection`` is either). A route of
+one room takes them all at once as a ``RoomRequest``: ``PageRoom`` (the seat from this browser's
+cookie) or ``ApiRoom`` (the seat from the bearer token).
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
 from fastapi import Depends
@@ -16,7 +19,7 @@ from starlette.requests import HTTPConnection
 from app.config import Settings
 from app.games.base import N_
 from app.i18n import LOCALE_COOKIE, choose_locale
-from app.rooms import RoomError, RoomService, chat_author, hash_token
+from app.rooms import Forbidden, NotFound, RoomError, RoomService, chat_author, hash_token
 from app.web.live import LiveRooms
 
 SEAT_COOKIE_PREFIX = "bourse_seat_"
@@ -112,15 +115,67 @@ LocaleDep = Annotated[str, Depends(_locale_dependency)]
 SeatTokenDep = Annotated[str | None, Depends(_seat_token_dependency)]
 
 
-def get_seat(service: ServiceDep, code: str, token: SeatTokenDep) -> int | None:  # a worker thread: it reads
-    """The seat the request's cookie holds in room ``code``; ``None`` for a spectator.
+@dataclass(frozen=True)
+class RoomRequest:
+    """A request to room ``code``: who asks (their seat and its token), in which language, and what
+    serves it. The seat was looked up once, in a worker thread."""
 
-    An unknown room is no seat either: the route then answers the room's own "not found".
-    """
+    code: str
+    token: str | None
+    looked_up_seat: int | None
+    locale: str
+    service: RoomService
+    live: LiveRooms
+    settings: Settings
+    refused: RoomError | None = None  # the API only: an unknown room, a token that is no seat of it
+
+    @property
+    def seat(self) -> int | None:
+        """The caller's seat, ``None`` for a spectator. The API's refusal comes here, when the route
+        asks: after FastAPI has validated the body, so a malformed request is still refused first
+        (422), and a route that needs no seat (joining, reading the chat) takes any token."""
+        if self.refused is not None:
+            raise self.refused
+        return self.looked_up_seat
+
+
+NOT_A_SEAT = N_("This token is not a seat of this room.")
+
+
+def _page_room(  # a worker thread: it reads
+    code: str,
+    token: SeatTokenDep,
+    locale: LocaleDep,
+    service: ServiceDep,
+    live: LiveDep,
+    settings: SettingsDep,
+) -> RoomRequest:
+    """The seat this browser's cookie holds; an unknown room is no seat either."""
     try:
-        return service.seats.seat_for_token(code, token)
+        seat = service.seats.seat_for_token(code, token) if token is not None else None
     except RoomError:
-        return None
+        seat = None
+    return RoomRequest(code, token, seat, locale, service, live, settings)
 
 
-SeatDep = Annotated[int | None, Depends(get_seat)]
+def _bearer_token(connection: HTTPConnection) -> str | None:
+    header = connection.headers.get("authorization", "")
+    return header[7:].strip() if header.lower().startswith("bearer ") else None
+
+
+def _api_room(  # a worker thread: it reads
+    connection: HTTPConnection, code: str, service: ServiceDep, live: LiveDep, settings: SettingsDep
+) -> RoomRequest:
+    """The seat the bearer token holds (the API speaks English); refused, as ``RoomRequest.seat``
+    says, for an unknown room or a token that is no seat of it."""
+    token = _bearer_token(connection)
+    try:
+        seat = service.seats.seat_for_token(code, token)
+    except NotFound as unknown:
+        return RoomRequest(code, token, None, "en", service, live, settings, refused=unknown)
+    refused = Forbidden(NOT_A_SEAT) if token and seat is None else None
+    return RoomRequest(code, token, seat, "en", service, live, settings, refused)
+
+
+PageRoom = Annotated[RoomRequest, Depends(_page_room)]
+ApiRoom = Annotated[RoomRequest, Depends(_api_room)]

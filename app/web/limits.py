@@ -2,7 +2,7 @@
 join, act and open live sockets, and how many sockets it (and a room) may hold open.
 
 These are plain ASGI middleware: they answer before routing, so a refused request costs neither a
-parse nor a database read. Refusals are readable (``pages.refusal_response``): JSON under ``/api/``,
+parse nor a database read. Refusals are readable (``answers.refusal_response``): JSON under ``/api/``,
 the visitor's language elsewhere.
 """
 
@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Rate, Settings, parse_rate
 from app.games.base import N_
-from app.web.pages import Refusal, refusal_response
+from app.web.answers import Refusal, refusal_response
 
 log = logging.getLogger(__name__)
 

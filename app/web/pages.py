@@ -1,13 +1,16 @@
 """The HTML pages, their form posts and the room's live WebSocket (not in the OpenAPI schema).
 
-Routes only translate HTTP to ``RoomService`` calls and views to HTML; rules live in engines. The
-service, the live rooms, the settings, the locale and the request's seat come from ``deps.py``.
+Routes only translate HTTP to ``RoomService`` calls and views to HTML; rules live in engines. A
+room's route takes its request as a ``deps.PageRoom`` (the service, the live rooms, the settings, the
+locale and this browser's seat); a ``RoomError`` it lets through is answered by
+``answers.room_refused`` (a flash for htmx, an error page, or for a room's form posts marked
+``BACK_TO_ROOM`` the room page again).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,30 +18,30 @@ from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 
 from app.config import Settings
 from app.games.base import N_
 from app.games.registry import ENGINES, package_of
-from app.i18n import LOCALE_COOKIE, LOCALES, format_message
-from app.rooms import REACTIONS, ChatLine, RoomError, RoomService, RoomSnapshot
+from app.i18n import format_message
+from app.rooms import REACTIONS, ChatLine, RoomError, RoomSnapshot
+from app.web.answers import BACK_TO_ROOM, is_htmx, json_refusal, page
 from app.web.deps import (
     VIEWER_COOKIE,
     LiveDep,
     LocaleDep,
-    SeatDep,
+    PageRoom,
+    RoomRequest,
     SeatTokenDep,
     ServiceDep,
     SettingsDep,
     chat_author_of,
     chosen_clock,
-    get_locale,
     new_viewer_key,
     resume_url,
     seat_cookie,
 )
-from app.web.live import LiveRooms, Tab
-from app.web.messages import error_from_query, error_query
+from app.web.live import Tab
+from app.web.messages import error_from_query
 from app.web.render import ROOT, environment, regions_container, render_page, wrap_region
 
 router = APIRouter(include_in_schema=False)
@@ -59,83 +62,6 @@ def set_seat_cookie(response: Response, settings: Settings, code: str, token: st
 
 def base_url(request: Request, settings: Settings) -> str:
     return settings.public_url.rstrip("/") or str(request.base_url).rstrip("/")
-
-
-def is_htmx(request: Request) -> bool:
-    return request.headers.get("hx-request") == "true"
-
-
-def page(
-    request: Request,
-    locale: str,
-    template: str,
-    status_code: int = 200,
-    game_id: str | None = None,
-    **context: Any,
-) -> HTMLResponse:
-    html = render_page(template, locale, game_id, request_path=request.url.path, games=ENGINES, **context)
-    response = HTMLResponse(html, status_code=status_code)
-    if request.query_params.get("lang") in LOCALES:
-        response.set_cookie(LOCALE_COOKIE, locale, max_age=60 * 60 * 24 * 365, samesite="lax")
-    return response
-
-
-class Refusal(HTTPException):
-    """A request refused before it reached the room service (too large, too many, cross-site):
-    a status and a translatable message, answered by ``refusal_response``."""
-
-    def __init__(
-        self, status: int, message: str, headers: dict[str, str] | None = None, **params: Any
-    ) -> None:
-        super().__init__(status, format_message("en", message, params, str), headers)
-        self.message = message
-        self.params = params
-
-
-def refusal_response(
-    request: Request,
-    status: int,
-    message: str,
-    params: Mapping[str, Any] | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> Response:
-    """``{"detail": ...}`` under ``/api/``; else the message in the visitor's language, as a flash for
-    an htmx request (its page stays) or as an error page."""
-    if request.url.path.startswith("/api/"):
-        detail = format_message("en", message, params or {}, str)
-        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
-    locale = get_locale(request)
-    text = format_message(locale, message, params or {}, str)
-    if is_htmx(request):
-        flash = render_page("platform/flash.html", locale, message=text)
-        return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=status, headers=headers)
-    response = page(request, locale, "platform/error.html", status_code=status, message=text)
-    response.headers.update(headers or {})
-    return response
-
-
-def error_response(
-    request: Request, locale: str, service: RoomService, refused: RoomError, code: str | None = None
-) -> Response:
-    game_id = _game_of(service, code)
-    message = format_message(
-        locale, refused.message, refused.params, str, package_of(game_id) if game_id else None
-    )
-    if is_htmx(request):
-        flash = render_page("platform/flash.html", locale, message=message)
-        # Only the message: the tab's WebSocket already brought the table that made this move stale.
-        return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=refused.status)
-    if code is not None and refused.status != 404:
-        # The page shows the message from its key: a URL anyone can write carries no text.
-        return RedirectResponse(f"/r/{code}?{error_query(refused.message, refused.params)}", status_code=303)
-    return page(request, locale, "platform/error.html", status_code=refused.status, message=message)
-
-
-def _game_of(service: RoomService, code: str | None) -> str | None:
-    try:
-        return service.load(code).game if code else None
-    except RoomError:
-        return None
 
 
 def chat_panel(
@@ -170,16 +96,10 @@ def chat_push(game_id: str, code: str, line: ChatLine) -> Callable[[str], str]:
 
 
 def room_page(
-    request: Request,
-    locale: str,
-    settings: Settings,
-    live: LiveRooms,
-    snapshot: RoomSnapshot,
-    seat: int | None,
-    token: str | None,
-    chat: list[ChatLine] | None = None,
+    request: Request, room: RoomRequest, snapshot: RoomSnapshot, chat: list[ChatLine] | None = None
 ) -> HTMLResponse:
-    regions = live.page_regions(snapshot, seat, locale)
+    locale, seat, token = room.locale, room.seat, room.token
+    regions = room.live.page_regions(snapshot, seat, locale)
     info = snapshot.engine.info
     me = snapshot.seat(seat)
     return page(
@@ -194,8 +114,8 @@ def room_page(
         },  # never the state: only views reach templates
         info=info,
         regions=regions_container(regions, oob=False),
-        invite_url=f"{base_url(request, settings)}/r/{snapshot.code}",
-        resume_url=resume_url(base_url(request, settings), snapshot.code, token)
+        invite_url=f"{base_url(request, room.settings)}/r/{snapshot.code}",
+        resume_url=resume_url(base_url(request, room.settings), snapshot.code, token)
         if seat is not None and token
         else None,
         error=_redirected_error(request, locale, snapshot),
@@ -267,20 +187,15 @@ def rules(request: Request, locale: LocaleDep, game_id: str) -> HTMLResponse:
 
 
 @router.post("/rooms")
-async def create_room(
-    request: Request, service: ServiceDep, settings: SettingsDep, locale: LocaleDep
-) -> Response:
+async def create_room(request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
     form = await request.form()
     game = str(form.get("game", ""))
     engine = ENGINES.get(game)
     options = {o.key: form.get(f"option.{o.key}") == "on" for o in engine.info.options} if engine else {}
-    try:
-        clock = chosen_clock(settings, form.get("clock") or 0)
-        code, _, token = await run_in_threadpool(
-            service.seats.create_room, game, form.get("players"), options, form.get("name", ""), clock
-        )
-    except RoomError as refused:
-        return error_response(request, locale, service, refused)
+    clock = chosen_clock(settings, form.get("clock") or 0)
+    code, _, token = await run_in_threadpool(
+        service.seats.create_room, game, form.get("players"), options, form.get("name", ""), clock
+    )
     response = RedirectResponse(f"/r/{code}", status_code=303)
     assert token is not None
     set_seat_cookie(response, settings, code, token)
@@ -288,147 +203,100 @@ async def create_room(
 
 
 @router.get("/r/{code}", response_class=HTMLResponse)
-def room(
-    request: Request,
-    code: str,
-    service: ServiceDep,
-    live: LiveDep,
-    settings: SettingsDep,
-    locale: LocaleDep,
-    seat: SeatDep,
-    token: SeatTokenDep,
-) -> Response:
-    try:
-        snapshot = service.load(code)
-        chat = service.chat.lines(code)
-    except RoomError as refused:
-        return error_response(request, locale, service, refused)
-    return room_page(request, locale, settings, live, snapshot, seat, token, chat)
+def room(request: Request, room: PageRoom) -> Response:
+    snapshot = room.service.load(room.code)
+    chat = room.service.chat.lines(room.code)
+    return room_page(request, room, snapshot, chat)
 
 
 # The personal link (``deps.resume_url``) carries the seat token in its fragment: the resume page's
 # script (static/js/bourse.js) posts it here; without JavaScript it can be pasted into the form.
 @router.get("/r/{code}/resume", response_class=HTMLResponse)
-def resume_page(request: Request, code: str, service: ServiceDep, locale: LocaleDep) -> Response:
-    try:
-        snapshot = service.load(code)
-    except RoomError as refused:
-        return error_response(request, locale, service, refused)
+def resume_page(request: Request, room: PageRoom) -> Response:
+    snapshot = room.service.load(room.code)
     return page(
-        request, locale, "platform/resume.html", game_id=snapshot.game, code=code, info=snapshot.engine.info
+        request,
+        room.locale,
+        "platform/resume.html",
+        game_id=snapshot.game,
+        code=room.code,
+        info=snapshot.engine.info,
     )
 
 
 @router.post("/r/{code}/resume")
-async def resume(
-    request: Request, code: str, service: ServiceDep, settings: SettingsDep, locale: LocaleDep
-) -> Response:
+async def resume(request: Request, room: PageRoom) -> Response:
     token = str((await request.form()).get("token", "")).strip()
-    try:
-        seat = await run_in_threadpool(service.seats.seat_for_token, code, token)
-    except RoomError as refused:
-        return error_response(request, locale, service, refused)
+    seat = await run_in_threadpool(room.service.seats.seat_for_token, room.code, token)
     if seat is None:
         return page(
             request,
-            locale,
+            room.locale,
             "platform/error.html",
             status_code=403,
             message=N_("This resume link is not valid."),
         )
-    response = RedirectResponse(f"/r/{code}", status_code=303)
-    set_seat_cookie(response, settings, code, token)
+    response = RedirectResponse(f"/r/{room.code}", status_code=303)
+    set_seat_cookie(response, room.settings, room.code, token)
     return response
 
 
-@router.post("/r/{code}/join")
-async def join(
-    request: Request,
-    code: str,
-    service: ServiceDep,
-    live: LiveDep,
-    settings: SettingsDep,
-    locale: LocaleDep,
-) -> Response:
+@router.post("/r/{code}/join", dependencies=BACK_TO_ROOM)
+async def join(request: Request, room: PageRoom) -> Response:
     form = await request.form()
-    try:
-        _, token = await run_in_threadpool(service.seats.join, code, form.get("name", ""))
-    except RoomError as refused:
-        return error_response(request, locale, service, refused, code)
-    await live.after_change(code)
+    code = room.code
+    _, token = await run_in_threadpool(room.service.seats.join, code, form.get("name", ""))
+    await room.live.after_change(code)
     response: Response = RedirectResponse(f"/r/{code}", status_code=303)
-    set_seat_cookie(response, settings, code, token)
+    set_seat_cookie(response, room.settings, code, token)
     if is_htmx(request):
         response = Response(status_code=204, headers={"HX-Redirect": f"/r/{code}"})
-        set_seat_cookie(response, settings, code, token)
+        set_seat_cookie(response, room.settings, code, token)
     return response
 
 
-@router.post("/r/{code}/rematch")
-async def join_rematch(
-    request: Request,
-    code: str,
-    service: ServiceDep,
-    settings: SettingsDep,
-    locale: LocaleDep,
-    seat: SeatDep,
-) -> Response:
+@router.post("/r/{code}/rematch", dependencies=BACK_TO_ROOM)
+async def join_rematch(room: PageRoom) -> Response:
     """Take one's seat in the room the host set up to play again: the seat token carries over, so
     this browser's cookie for this room opens the same seat there."""
-    token = request.cookies.get(seat_cookie(code))
-    try:
-        snapshot = service.load(code)
-        if snapshot.next_code is None or snapshot.seat(seat) is None or token is None:
-            return RedirectResponse(f"/r/{code}", status_code=303)
-        kept = service.seats.seat_for_token(snapshot.next_code, token) is not None
-    except RoomError as refused:
-        return error_response(request, locale, service, refused, code)
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    token = room.token
+    if snapshot.next_code is None or snapshot.seat(room.seat) is None or token is None:
+        return RedirectResponse(f"/r/{room.code}", status_code=303)
+    kept = await run_in_threadpool(room.service.seats.seat_for_token, snapshot.next_code, token) is not None
     response = RedirectResponse(f"/r/{snapshot.next_code}", status_code=303)
     if kept:
-        set_seat_cookie(response, settings, snapshot.next_code, token)
+        set_seat_cookie(response, room.settings, snapshot.next_code, token)
     return response
 
 
-@router.post("/r/{code}/host/{operation}")
-async def host(
-    request: Request,
-    code: str,
-    operation: str,
-    service: ServiceDep,
-    live: LiveDep,
-    settings: SettingsDep,
-    locale: LocaleDep,
-    seat: SeatDep,
-) -> Response:
+@router.post("/r/{code}/host/{operation}", dependencies=BACK_TO_ROOM)
+async def host(request: Request, room: PageRoom, operation: str) -> Response:
     form = await request.form()
     target = form.get("seat")
+    code, seat, service = room.code, room.seat, room.service
     token: str | None = None
     new_code: str | None = None
-    try:
-        if operation == "start":
-            await run_in_threadpool(service.seats.start, code, seat)
-        elif operation == "bot":
-            await run_in_threadpool(service.seats.add_bot, code, seat, False, form.get("strength", "normal"))
-        elif operation == "fill":
-            await run_in_threadpool(service.seats.add_bot, code, seat, True, form.get("strength", "normal"))
-        elif operation == "remove":
-            await run_in_threadpool(service.seats.remove_seat, code, seat, target)
-        elif operation == "hand-to-bot":
-            away = live.away(code, await run_in_threadpool(service.load, code))
-            await run_in_threadpool(service.seats.set_bot_control, code, seat, target, True, away)
-        elif operation == "take-back":
-            await run_in_threadpool(service.seats.set_bot_control, code, seat, seat, False)
-        elif operation == "again":
-            new_code, token = await run_in_threadpool(
-                service.records.play_again, code, seat, request.cookies.get(seat_cookie(code))
-            )
-        else:
-            return page(
-                request, locale, "platform/error.html", status_code=404, message=N_("Unknown operation.")
-            )
-    except RoomError as refused:
-        return error_response(request, locale, service, refused, code)
-    await live.after_change(code)
+    if operation == "start":
+        await run_in_threadpool(service.seats.start, code, seat)
+    elif operation == "bot":
+        await run_in_threadpool(service.seats.add_bot, code, seat, False, form.get("strength", "normal"))
+    elif operation == "fill":
+        await run_in_threadpool(service.seats.add_bot, code, seat, True, form.get("strength", "normal"))
+    elif operation == "remove":
+        await run_in_threadpool(service.seats.remove_seat, code, seat, target)
+    elif operation == "hand-to-bot":
+        away = room.live.away(code, await run_in_threadpool(service.load, code))
+        await run_in_threadpool(service.seats.set_bot_control, code, seat, target, True, away)
+    elif operation == "take-back":
+        await run_in_threadpool(service.seats.set_bot_control, code, seat, seat, False)
+    elif operation == "again":
+        new_code, token = await run_in_threadpool(service.records.play_again, code, seat, room.token)
+    else:
+        return page(
+            request, room.locale, "platform/error.html", status_code=404, message=N_("Unknown operation.")
+        )
+    await room.live.after_change(code)
     target_code = new_code or code
     if is_htmx(request) and new_code is None:
         return Response(status_code=204)
@@ -437,25 +305,20 @@ async def host(
     else:
         response = RedirectResponse(f"/r/{target_code}", status_code=303)
     if new_code is not None and token is not None:
-        set_seat_cookie(response, settings, new_code, token)
+        set_seat_cookie(response, room.settings, new_code, token)
     return response
 
 
-@router.post("/r/{code}/act")
-async def act(
-    request: Request, code: str, service: ServiceDep, live: LiveDep, locale: LocaleDep, seat: SeatDep
-) -> Response:
+@router.post("/r/{code}/act", dependencies=BACK_TO_ROOM)
+async def act(request: Request, room: PageRoom) -> Response:
     form = await request.form()
     fields = [(key, value) for key, value in form.multi_items() if isinstance(value, str)]
     version = next((value for key, value in fields if key == "version"), None)
     action = form_to_action([(key, value) for key, value in fields if key != "version"])
-    try:
-        after = await run_in_threadpool(service.turns.act, code, seat, version, action)
-    except RoomError as refused:
-        return error_response(request, locale, service, refused, code)
-    await live.after_change(code, after)
+    after = await run_in_threadpool(room.service.turns.act, room.code, room.seat, version, action)
+    await room.live.after_change(room.code, after)
     if not is_htmx(request):
-        return RedirectResponse(f"/r/{code}", status_code=303)
+        return RedirectResponse(f"/r/{room.code}", status_code=303)
     # The tab's WebSocket brings the new table (and clears old refusals); anything sent here could land
     # after a newer push, or find its form already replaced by one (htmx then has no target for it).
     return HTMLResponse("")
@@ -463,56 +326,45 @@ async def act(
 
 # ------------------------------------------------------------ chat
 @router.get("/r/{code}/chat")
-async def chat_lines(code: str, service: ServiceDep, locale: LocaleDep, seat: SeatDep) -> Response:
+async def chat_lines(room: PageRoom) -> Response:
     """The chat's newest messages as this reader's list shows them: a tab that was offline while
-    people talked fetches them when its WebSocket comes back (pushes are not replayed)."""
+    people talked fetches them when its WebSocket comes back (pushes are not replayed). Its script
+    reads a refusal as JSON."""
+    code, seat = room.code, room.seat
     try:
-        snapshot = await run_in_threadpool(service.load, code)
-        lines = await run_in_threadpool(service.chat.lines, code)
+        snapshot = await run_in_threadpool(room.service.load, code)
+        lines = await run_in_threadpool(room.service.chat.lines, code)
     except RoomError as refused:
-        return JSONResponse(
-            {"detail": format_message("en", refused.message, refused.params, str)}, refused.status
-        )
+        return json_refusal(refused.status, refused.message, refused.params)
     me = snapshot.seat(seat)
     is_host = me is not None and me.is_host
-    template = environment(locale, snapshot.game).get_template("platform/chat_line.html")
+    template = environment(room.locale, snapshot.game).get_template("platform/chat_line.html")
     html = "".join(
         template.render(line=line, code=code, show_mute=is_host and line.seat != seat) for line in lines
     )
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
-@router.post("/r/{code}/chat")
-async def chat(
-    request: Request,
-    code: str,
-    service: ServiceDep,
-    live: LiveDep,
-    settings: SettingsDep,
-    locale: LocaleDep,
-    seat: SeatDep,
-    token: SeatTokenDep,
-) -> Response:
+@router.post("/r/{code}/chat", dependencies=BACK_TO_ROOM)
+async def chat(request: Request, room: PageRoom) -> Response:
     """Say something at the table (``text``) or send a quick reaction (``reaction``); a spectator
     may give a ``name``. The message reaches every tab of the room through its WebSocket."""
     form = await request.form()
+    code, seat = room.code, room.seat
     viewer_key = request.cookies.get(VIEWER_COOKIE) or new_viewer_key()
-    author = chat_author_of(token if seat is not None else None, viewer_key)
+    author = chat_author_of(room.token if seat is not None else None, viewer_key)
     reaction = form.get("reaction")
-    try:
-        snapshot = await run_in_threadpool(service.load, code)
-        line = await run_in_threadpool(
-            service.chat.post,
-            code,
-            seat,
-            author,
-            reaction if reaction is not None else form.get("text"),
-            form.get("name") or None,
-            reaction is not None,
-        )
-    except RoomError as refused:
-        return error_response(request, locale, service, refused, code)
-    await live.share_chat(code, snapshot.game, line)
+    snapshot = await run_in_threadpool(room.service.load, code)
+    line = await run_in_threadpool(
+        room.service.chat.post,
+        code,
+        seat,
+        author,
+        reaction if reaction is not None else form.get("text"),
+        form.get("name") or None,
+        reaction is not None,
+    )
+    await room.live.share_chat(code, snapshot.game, line)
     response: Response = (
         Response(status_code=204)
         if is_htmx(request)
@@ -525,25 +377,20 @@ async def chat(
             max_age=60 * 60 * 24 * 365,
             httponly=True,
             samesite="lax",
-            secure=settings.secure_cookies,
+            secure=room.settings.secure_cookies,
         )
     return response
 
 
-@router.post("/r/{code}/chat/mute")
-async def mute(
-    request: Request, code: str, service: ServiceDep, locale: LocaleDep, seat: SeatDep
-) -> Response:
+@router.post("/r/{code}/chat/mute", dependencies=BACK_TO_ROOM)
+async def mute(request: Request, room: PageRoom) -> Response:
     """The host mutes the writer of a chat message at this table."""
     form = await request.form()
-    try:
-        await run_in_threadpool(service.chat.mute, code, seat, form.get("message"))
-    except RoomError as refused:
-        return error_response(request, locale, service, refused, code)
+    await run_in_threadpool(room.service.chat.mute, room.code, room.seat, form.get("message"))
     if is_htmx(request):
-        flash = render_page("platform/flash.html", locale, message=_muted(locale))
+        flash = render_page("platform/flash.html", room.locale, message=_muted(room.locale))
         return HTMLResponse(str(wrap_region("flash", flash, oob=True)))
-    return RedirectResponse(f"/r/{code}#chat", status_code=303)
+    return RedirectResponse(f"/r/{room.code}#chat", status_code=303)
 
 
 def _muted(locale: str) -> str:

@@ -4,7 +4,8 @@ The replay page draws each step with the room's own region templates (``render.s
 ``render_regions``) from the state ``app.replay`` rebuilds from the action log, as a spectator saw it
 or, the game being over, as any seat did. It works as plain links and a form; with htmx a step swaps
 only ``#replay-frame``. Replays of finished rooms are kept in a bounded cache (``ReplayCache``), so a
-step costs one parse of that step's state, however long the game.
+step costs one parse of that step's state, however long the game. A refusal (a game not over, no
+such step) is a ``RoomError``, answered by ``answers.room_refused``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from starlette.datastructures import UploadFile
 
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES, package_of
-from app.i18n import format_event, format_message
+from app.i18n import format_event
 from app.replay import (
     RECORD_MAX_BYTES,
     GameRecord,
@@ -30,8 +31,8 @@ from app.replay import (
     replay_game,
 )
 from app.rooms import Conflict, RoomError, RoomService, RoomSnapshot
-from app.web.deps import LocaleDep, ServiceDep
-from app.web.pages import error_response, is_htmx, page
+from app.web.answers import is_htmx, page
+from app.web.deps import LocaleDep, PageRoom, ServiceDep
 from app.web.render import (
     EVENTS,
     ROOT,
@@ -147,16 +148,14 @@ def frame_context(
 
 
 @router.get("/r/{code}/replay", response_class=HTMLResponse)
-def replay_page(request: Request, code: str, service: ServiceDep, locale: LocaleDep) -> Response:
-    try:
-        snapshot = finished_room(service, code)
-        replay = room_replay(service, replay_cache(request), snapshot)
-        step = _number(request.query_params.get("step"), N_("There is no such step."))
-        seat = _number(request.query_params.get("seat"), N_("There is no such seat."))
-        if seat is not None and snapshot.seat(seat) is None:
-            raise RoomError(N_("There is no such seat."))
-    except RoomError as refused:
-        return error_response(request, locale, service, refused)
+def replay_page(request: Request, room: PageRoom) -> Response:
+    locale = room.locale
+    snapshot = finished_room(room.service, room.code)
+    replay = room_replay(room.service, replay_cache(request), snapshot)
+    step = _number(request.query_params.get("step"), N_("There is no such step."))
+    seat = _number(request.query_params.get("seat"), N_("There is no such seat."))
+    if seat is not None and snapshot.seat(seat) is None:
+        raise RoomError(N_("There is no such seat."))
     step = replay.last_step if step is None else min(step, replay.last_step)
     context = frame_context(snapshot, replay, step, seat, locale)
     if is_htmx(request) and not request.headers.get("hx-history-restore-request"):
@@ -185,13 +184,11 @@ def room_record(service: RoomService, snapshot: RoomSnapshot) -> GameRecord:
 
 
 @router.get("/r/{code}/record.json")
-def record_download(request: Request, code: str, service: ServiceDep, locale: LocaleDep) -> Response:
+def record_download(room: PageRoom) -> Response:
     """The game record of a finished game (never of one still played: the seed foretells every card)."""
-    try:
-        snapshot = finished_room(service, code)
-        record = room_record(service, snapshot)
-    except RoomError as refused:
-        return error_response(request, locale, service, refused)
+    code = room.code
+    snapshot = finished_room(room.service, code)
+    record = room_record(room.service, snapshot)
     result = snapshot.result.to_json() if snapshot.result is not None else None
     return JSONResponse(
         record.to_json(result),
@@ -205,19 +202,14 @@ def import_page(request: Request, locale: LocaleDep) -> HTMLResponse:
 
 
 @router.post("/rooms/import")
-async def import_record(request: Request, service: ServiceDep, locale: LocaleDep) -> Response:
+async def import_record(request: Request, service: ServiceDep) -> Response:
     """Replay an uploaded record (a form's file ``record``, or a JSON body) into a new finished room.
-    A form is answered with the new room's replay; JSON with ``{"code", "url"}`` (201)."""
+    A form is answered with the new room's replay; JSON with ``{"code", "url"}`` (201), and a refusal
+    of a JSON body with ``{"detail"}`` (``answers.room_refused`` answers a JSON body so)."""
     as_json = request.headers.get("content-type", "").startswith("application/json")
-    try:
-        raw = await _uploaded(request, as_json)
-        record, replay = await run_in_threadpool(parse_record, raw, ENGINES)
-        code = await run_in_threadpool(_store, service, record, replay)
-    except RoomError as refused:
-        if as_json:
-            detail = format_message("en", refused.message, refused.params, str)
-            return JSONResponse({"detail": detail}, status_code=refused.status)
-        return error_response(request, locale, service, refused)
+    raw = await _uploaded(request, as_json)
+    record, replay = await run_in_threadpool(parse_record, raw, ENGINES)
+    code = await run_in_threadpool(_store, service, record, replay)
     if as_json:
         url = str(request.base_url).rstrip("/") + f"/r/{code}"
         return JSONResponse({"code": code, "url": url}, status_code=201)

@@ -22,8 +22,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.games.base import N_
+from app.web.answers import Refusal
 from app.web.limits import refuse
-from app.web.pages import Refusal
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CROSS_SITE = N_("This request came from another site, so it was refused.")
