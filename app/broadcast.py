@@ -1,6 +1,6 @@
 """The fan-out between processes: what one process tells the others about the rooms they serve.
 
-Each process renders for its own sockets (``app/web/live.py``); only small facts cross processes:
+Each process renders for its own sockets (``app/web/live/``); only small facts cross processes:
 
 * ``{"kind": "version", "room": R, "version": N}``: room R is at version N (the others read it
   from the database, through their hot snapshot, and bring their tabs up to date);
