@@ -107,3 +107,26 @@ def test_taking_back_a_seat_no_bot_plays_changes_nothing(settings: Settings) -> 
         settled = client.get(f"/api/rooms/{code}").json()["version"]
         again = client.post(f"/api/rooms/{code}/bots", json={"seat": 1}, headers=auth(tokens[0]))
         assert again.json()["version"] == settled  # already a bot's: no change either
+
+
+def test_every_api_route_documents_what_it_answers(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client:
+        document = client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    operations = [
+        (method, path, operation)
+        for path, item in document["paths"].items()
+        if path.startswith("/api/")
+        for method, operation in item.items()
+    ]
+    assert len(operations) == 14
+    for method, path, operation in operations:
+        successes = [status for status in operation["responses"] if status.startswith("2")]
+        assert len(successes) == 1, (method, path, successes)
+        schema = operation["responses"][successes[0]]["content"]["application/json"]["schema"]
+        reference = schema.get("$ref") or schema.get("items", {}).get("$ref")
+        assert reference, (method, path, schema)  # a named model, not FastAPI's empty schema
+        assert schemas[reference.rsplit("/", 1)[1]]["properties"], (method, path, reference)
+    room = schemas["Room"]["properties"]
+    assert room["seats"]["items"]["$ref"].endswith("/SeatState")
+    assert room["view"]["anyOf"][0] == {"type": "object", "additionalProperties": True}
