@@ -199,11 +199,15 @@ class Seats:
                 )
             seat.bot_controlled = bot
             seat.timeouts = 0
-            seat.deadline = None
+            # Handing over keeps the seat's deadline (its bot does not wait for it); taking back resumes
+            # it for the same decision, so handing a seat to a bot and back never resets a clock. A
+            # decision that came while the bot played gets a fresh clock.
             if not bot and room.clock and room.state is not None:
                 waited_for = self.writer.engines[room.game].to_act(json.loads(room.state))
-                if seat.seat in waited_for:
-                    seat.deadline = wallclock.now_ms() + room.clock * 1000  # a fresh clock for the decision
+                if seat.seat not in waited_for:
+                    seat.deadline = None
+                elif seat.deadline is None:
+                    seat.deadline = wallclock.now_ms() + room.clock * 1000
             edit.session.add(seat)
 
 

@@ -147,6 +147,7 @@ class Turns:
                     "SELECT rooms.code, seats.seat, seats.legal_version FROM seats "
                     "JOIN rooms ON rooms.id = seats.room_id "
                     "WHERE seats.deadline IS NOT NULL AND seats.deadline <= :now AND rooms.status = 'playing' "
+                    "AND NOT seats.bot_controlled "  # its bot moves anyway; the clock is kept for its player
                     "ORDER BY seats.deadline"
                 ),
                 {"now": wallclock.now_ms() if now is None else now},

@@ -357,12 +357,15 @@ def _advanced(
                 bot_turns=s.bot_turns + by_bot,
                 bot_controlled=s.bot_controlled or hand_over,
             )
-        if not room.clock or new.played_by_bot or new.seat not in waited_for:
+        if not room.clock or new.is_bot or new.seat not in waited_for:
             deadline = None
         elif new.deadline is None or new.seat in changed:
-            deadline = now + room.clock * 1000  # a new decision: a fresh clock
+            # A new decision: a fresh clock, unless a bot plays the seat for now.
+            deadline = None if new.bot_controlled else now + room.clock * 1000
         else:
-            deadline = new.deadline  # still the same decision (another seat moved)
+            # Still the same decision (another seat moved). Kept while a bot plays the seat, so a
+            # player who takes it back resumes their clock rather than starting a fresh one.
+            deadline = new.deadline
         if deadline != new.deadline:
             new = replace(new, deadline=deadline)
         seats.append(new)

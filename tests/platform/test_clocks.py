@@ -240,3 +240,23 @@ def test_the_timer_lets_the_bot_decide_and_every_page_shows_the_deadline(
 def test_the_service_refuses_a_clock_longer_than_a_week(service: RoomService, toy_game: str) -> None:
     with pytest.raises(RoomError):
         service.seats.create_room(toy_game, 2, {}, "Ann", clock=8 * 86400)
+
+
+def test_handing_a_seat_to_a_bot_and_taking_it_back_keeps_its_deadline(
+    service: RoomService, toy_game: str, clock: Clock
+) -> None:
+    """The host could reset their own clock forever by handing their seat to a bot and back."""
+    code = clocked_room(service, toy_game, players=3)
+    deadline = service.load(code).seat(0).deadline
+    assert deadline == clock.now + CLOCK * 1000
+    clock.advance(20)
+    service.seats.set_bot_control(code, 0, 0, True)  # the host may always hand their own seat over
+    assert service.turns.due_deadlines(clock.now + CLOCK * 1000) == [
+        (code, seat, service.load(code).seat(seat).legal_version) for seat in (1, 2)
+    ]  # a seat its bot plays has no clock that runs out
+    room = service.load(code)
+    service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})  # the table moves on meanwhile
+    service.seats.set_bot_control(code, 0, 0, False)
+    assert service.load(code).seat(0).deadline == deadline  # the same decision, the same clock
+    clock.advance(CLOCK - 20)
+    assert [seat for _, seat, _ in service.turns.due_deadlines()] == [0, 2]
