@@ -351,11 +351,13 @@
 
   // ------------------------------------------------------------ whose page this is
   // Public regions are the same for every viewer; the page marks its own seat (data-viewer-seat on
-  // the room, or on a replay's frame) so "you" shows there and the host's buttons skip it.
+  // the room, or on a replay's frame) so "you" shows there and the host's buttons skip it. A game's
+  // public region marks a seat's row or piece with data-seat-row: the viewer's gets "you" too.
   function markViewer() {
-    document.querySelectorAll(".seat[data-seat]").forEach(function (seat) {
+    document.querySelectorAll(".seat[data-seat], [data-seat-row]").forEach(function (seat) {
       var holder = seat.closest("[data-viewer-seat]");
-      var mine = holder !== null && holder.getAttribute("data-viewer-seat") === seat.getAttribute("data-seat");
+      var number = seat.hasAttribute("data-seat-row") ? seat.getAttribute("data-seat-row") : seat.getAttribute("data-seat");
+      var mine = holder !== null && holder.getAttribute("data-viewer-seat") === number;
       seat.classList.toggle("you", mine);
     });
   }
