@@ -16,7 +16,10 @@ INFO = GameInfo(
     blurb=N_(
         "Central banks print money to bail out companies: bid any amount, but the biggest spender loses."
     ),
-    regions=("auction", "sheet", "players", "sales"),  # then the platform's game log
+    # then the platform's game log. Public: drawn once from the spectators' view for every viewer;
+    # the seat's own part of the table (its decision, sheet and notes) is private and small.
+    regions=("decision", "auction", "sheet", "players", "sales", "notes"),
+    public_regions=("auction", "players", "sales"),
     # the second: the same line as games logged it before it was reworded (no "1 points")
     log_headings=(
         "{seat} reveals {country} {industry} (points: {points}).",

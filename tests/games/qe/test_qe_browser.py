@@ -58,7 +58,7 @@ def bid_zero_once(page: Any, server_url: str) -> None:
     assert not page.locator("#r-g-sheet .qe-box.ticked").count()
     typed = form_of(page, "bid")
     typed.locator("input[name=amount]").fill("12")  # something typed beside it must not get in the way
-    bid_zero = page.locator("#r-g-auction").get_by_role("button", name="Bid 0 (2 points)", exact=True)
+    bid_zero = page.locator("#r-g-decision").get_by_role("button", name="Bid 0 (2 points)", exact=True)
     bid_zero.click()  # a sealed bid cannot be taken back: the first tap asks, the second sends
     page.wait_for_selector("#f-qe-bid-0 button.armed", timeout=5_000)
     with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as answer:
