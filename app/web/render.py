@@ -140,6 +140,7 @@ EVENTS = "events"  # the game log's region: rendered by the platform, pushed a f
 
 
 PLATFORM_PUBLIC = frozenset({"seats"})
+PUBLIC_FORM_VERSION = 0  # public regions draw no forms: their context names no version of anyone's
 
 
 def public_regions(engine: Engine) -> frozenset[str]:
@@ -221,12 +222,10 @@ def spectators_table(table: Table) -> Table:
 
 def spectators_context(engine: Engine, context: SeatContext, locale: str) -> SeatContext:
     """The context public regions are drawn from: the same table, seen by a spectator."""
-    if context.values["seat"] is None:
+    if context.values["seat"] is None and context.values["version"] == PUBLIC_FORM_VERSION:
         return context
     table = spectators_table(context.values["table"])
-    return seat_context(
-        engine, context.core, None, table, locale, legal=[], form_version=context.values["version"]
-    )
+    return seat_context(engine, context.core, None, table, locale, legal=[], form_version=PUBLIC_FORM_VERSION)
 
 
 # --------------------------------------------------------------------------- rendering once
@@ -425,6 +424,19 @@ class RegionCache:
             entries.insert(0, entry)
             del entries[self.KEEP :]
         return html
+
+
+def render_public_regions(
+    engine: Engine, spectators: SeatContext, status: str, locale: str, cache: RegionCache
+) -> dict[str, str]:
+    """The public regions of a room page, from the spectators' context: what every tab shares."""
+    env = environment(locale, engine.info.id)
+    shared = public_regions(engine)
+    return {
+        region: cache.region(env, region, template, spectators, locale)
+        for region, template in region_templates(engine, status)
+        if region in shared
+    }
 
 
 def render_regions(

@@ -38,6 +38,7 @@ from app.games.base import visible_events
 from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web.render import (
     EVENTS,
+    PUBLIC_FORM_VERSION,
     RegionCache,
     Table,
     event_line,
@@ -45,6 +46,7 @@ from app.web.render import (
     events_region,
     oob_fragments,
     regions_container,
+    render_public_regions,
     render_regions,
     seat_context,
     version_marker,
@@ -138,6 +140,7 @@ class Viewer:
         locale: str,
         connected: frozenset[int],
         away: frozenset[int] = frozenset(),
+        public: Mapping[str, str] | None = None,
     ) -> None:
         self.room = room
         self.snapshot = snapshot
@@ -155,7 +158,7 @@ class Viewer:
             legal=snapshot.legal(seat),
             form_version=info.legal_version if info is not None else snapshot.version,
         )
-        self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache)
+        self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache, public)
         self._events: str | None = None
 
     @property
@@ -194,6 +197,8 @@ class RoomLive:
     cache: RegionCache = field(default_factory=RegionCache)
     viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
+    # locale -> (the snapshot, its public regions), for the same version and presence as ``viewers``
+    public: dict[str, tuple[RoomSnapshot, dict[str, str]]] = field(default_factory=dict)
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
 
@@ -211,11 +216,31 @@ class RoomLive:
         """The viewer for this version and presence, made once and shared by its tabs."""
         key = (snapshot.version, connected, away)
         if self.viewers_key != key:
-            self.viewers, self.viewers_key = {}, key
+            self.viewers, self.public, self.viewers_key = {}, {}, key
         viewer = self.viewers.get((seat, locale))
         if viewer is None or viewer.snapshot is not snapshot:
-            viewer = self.viewers[(seat, locale)] = Viewer(self, snapshot, seat, locale, connected, away)
+            public = self.public_regions(snapshot, locale, connected, away)
+            viewer = self.viewers[(seat, locale)] = Viewer(
+                self, snapshot, seat, locale, connected, away, public
+            )
         return viewer
+
+    def public_regions(
+        self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
+    ) -> dict[str, str]:
+        """The regions every tab shares at this version and presence, in one language: drawn once
+        from the spectators' context, whoever looks (``app/web/render.py``)."""
+        made = self.public.get(locale)
+        if made is not None and made[0] is snapshot:
+            return made[1]
+        match = self.match_of(snapshot) if self.match_of is not None else None
+        table = make_table(snapshot, None, connected, away, match)
+        spectators = seat_context(
+            snapshot.engine, snapshot.core, None, table, locale, legal=[], form_version=PUBLIC_FORM_VERSION
+        )
+        public = render_public_regions(snapshot.engine, spectators, snapshot.status, locale, self.cache)
+        self.public[locale] = (snapshot, public)
+        return public
 
 
 def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
