@@ -17,7 +17,10 @@ INFO = GameInfo(
         "Sell tulips, speculate through your network of buyers and get out before each colour's "
         "bubble bursts."
     ),
-    regions=("board", "market", "sale", "players", "hand", "history"),  # then the platform's game log
+    # then the platform's game log; the decision (this seat's controls, warnings and sealed card) and
+    # the hand (its buyer colours) are drawn per seat, everything else once for every viewer
+    regions=("decision", "board", "market", "sale", "players", "hand", "history"),
+    public_regions=("board", "market", "sale", "players", "history"),
     log_headings=("{seat} holds the current player card.", "{seat} takes the current player card."),
 )
 

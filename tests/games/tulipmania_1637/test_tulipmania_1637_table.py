@@ -43,6 +43,11 @@ def page(state: State, seat: int | None, locale: str = "en") -> str:
     return render_seat_html(ENGINE, state, seat, locale, names=lambda n: NAMES[n])
 
 
+def region(html: str, name: str) -> str:
+    """One game region of a page."""
+    return html.split(f'<section id="r-g-{name}"')[1].split("</section>")[0]
+
+
 def random_game(players: int, seed: int) -> list[State]:
     rng = random.Random(seed)
     state = ENGINE.setup(players, {}, seed)
@@ -203,6 +208,7 @@ def test_tracked_marks_and_form_ids_are_unique_and_only_the_seat_to_act_has_a_de
             assert [key for key, n in ids.items() if n > 1] == []
             acting = seat is not None and seat in ENGINE.to_act(state) and not state["finished"]
             assert html.count('class="decision') == int(acting)
+            assert region(html, "decision").count('class="decision') == int(acting)  # its own region
             assert len(re.findall(r'<form class="tm-act"[^>]* id="f-', html)) == html.count(
                 '<form class="tm-act"'
             )

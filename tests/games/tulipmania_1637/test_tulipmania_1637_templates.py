@@ -1,5 +1,6 @@
-"""Tulipmania 1637 templates: every region renders for every seat, and no seat's HTML carries another
-seat's buyer colours or unrevealed action card."""
+"""Tulipmania 1637 templates: every region renders for every seat, no seat's HTML carries another
+seat's buyer colours or unrevealed action card, and the public regions are drawn from what every
+spectator knows: nothing of a seat's secrets, nothing of who is looking."""
 
 from __future__ import annotations
 
@@ -10,9 +11,18 @@ from html.parser import HTMLParser
 import pytest
 
 from app.games.base import State
+from app.games.registry import checks_of
 from app.games.tulipmania_1637 import ENGINE, data, rules
 from app.web.app import form_to_action
-from app.web.render import environment, render_seat_html
+from app.web.render import (
+    RegionCache,
+    Table,
+    environment,
+    public_regions,
+    region_templates,
+    render_seat_html,
+    seat_context,
+)
 from tests.games.tulipmania_1637.tulipmania_helpers import disguised
 
 ANN, BILL, CHARLES, DAVE = 0, 1, 2, 3
@@ -40,12 +50,76 @@ def test_rendered_html_of_a_seat_never_depends_on_another_seats_secrets(players:
                     assert render_seat_html(ENGINE, state, seat) == render_seat_html(ENGINE, other, seat)
 
 
+def public_regions_drawn_by(state: State, seat: int | None, locale: str = "en") -> dict[str, str]:
+    """Each public region drawn from ``seat``'s own context (its view, legal actions and "you"), where
+    the platform draws it from the spectators' only."""
+    players = state["players"]
+    table = Table(
+        code="testroom",
+        game=ENGINE.info.id,
+        status="finished" if state["finished"] else "playing",
+        players=[{"seat": n, "name": f"Player {n + 1}", "is_you": n == seat} for n in range(players)],
+        to_act=ENGINE.to_act(state),
+        result=None,
+        next_code=None,
+        capacity=players,
+    )
+    context = seat_context(ENGINE, {**state, "events": []}, seat, table, locale, form_version=1)
+    env = environment(locale, ENGINE.info.id)
+    public = public_regions(ENGINE)
+    return {
+        region: RegionCache().region(env, region, template, context, locale)
+        for region, template in region_templates(ENGINE, table.status)
+        if region in public and region != "seats"
+    }
+
+
+def test_the_game_draws_most_of_its_table_once_for_everyone() -> None:
+    assert set(ENGINE.info.public_regions) == {"board", "market", "sale", "players", "history"}
+    assert set(ENGINE.info.regions) - set(ENGINE.info.public_regions) == {"decision", "hand"}
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_public_regions_carry_no_seats_secrets(players: int) -> None:
+    """The spectators' view drives every public region: changing any one seat's secrets (its buyer
+    colours, its sealed card, the deck orders: ``checks.disguise``) changes none of them, even drawn
+    from that seat's own context, whose view holds those secrets."""
+    disguise = checks_of(ENGINE.info.id).disguise
+    rng = random.Random(players)
+    states = played_states(players, seed=players + 40)
+    checked = 0
+    for state in states[:: max(1, len(states) // 25)] + [states[-1]]:
+        public = public_regions_drawn_by(state, None)
+        for owner in range(players):
+            other, changed = disguise(state, owner, rng)
+            assert changed == {owner}
+            assert public_regions_drawn_by(other, None) == public, (state["phase"], owner)
+            assert public_regions_drawn_by(other, owner) == public, (state["phase"], owner)
+            checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_public_regions_read_nothing_of_who_is_looking(players: int) -> None:
+    """Drawn from any seat's own context, each public region is what the spectators' drawing is: it
+    reads no seat, no legal action, no "your move", so drawing it once loses nothing for anyone (the
+    viewer's row is marked by the page, ``data-seat-row``)."""
+    states = played_states(players, seed=players + 60)
+    for state in states[:: max(1, len(states) // 20)] + [states[-1]]:
+        spectators = public_regions_drawn_by(state, None)
+        assert spectators.keys() == {f"g-{region}" for region in ENGINE.info.public_regions}
+        for seat in range(players):
+            assert public_regions_drawn_by(state, seat) == spectators, (state["phase"], seat)
+    players_region = public_regions_drawn_by(states[0], None)["g-players"]
+    assert [f'data-seat-row="{seat}"' in players_region for seat in range(players)] == [True] * players
+
+
 @pytest.mark.parametrize("locale", ["en", "zh_Hant", "zh_Hans"])
 def test_every_region_renders_through_a_whole_game(locale: str) -> None:
     for state in played_states(4, seed=11)[::3]:
         for seat in (None, 0, 1, 2, 3):
             html = render_seat_html(ENGINE, state, seat, locale)
-            assert 'id="r-g-board"' in html and 'id="r-g-history"' in html
+            assert 'id="r-g-board"' in html and 'id="r-g-history"' in html and 'id="r-g-decision"' in html
 
 
 def sale_open() -> State:
