@@ -15,7 +15,10 @@ INFO = GameInfo(
     minutes="50–70",
     blurb=N_("Holland, 1636: bid for tulips, sell to collectors, and cash out before the bubble bursts."),
     options=data.OPTIONS,
-    regions=("auction", "hand", "board", "history"),  # then the platform's game log
+    regions=("auction", "decision", "hand", "board", "history"),  # then the platform's game log
+    # The phase, the market and the chart are the same for everyone; the decision (placing, bidding,
+    # paying) and the hand behind the seat's screen (with its selling decision) are each seat's own.
+    public_regions=("auction", "board", "history"),
     log_headings=("Round {round} begins; {seat} is the start player.",),
 )
 

@@ -33,7 +33,7 @@ def forms(page: Any, kind: str, region: str | None = None) -> Any:
 
 
 def pay_form(page: Any, method: str) -> Any:
-    return page.locator(f"#r-g-auction form.tb-act:has(input[name=method][value={method}])")
+    return page.locator(f"#r-g-decision form.tb-act:has(input[name=method][value={method}])")
 
 
 def number(text: str) -> int:
@@ -63,21 +63,21 @@ def choose(page: Any, rng: random.Random) -> tuple[str, Any] | None:
     if not page.locator("#r-status .status.your-move").count():
         return None
     cash = number(page.locator("#r-g-hand .tb-cash strong").inner_text())
-    if forms(page, "pay", "auction").count():
+    if forms(page, "pay", "decision").count():
         method = "cash" if pay_form(page, "cash").count() and rng.random() < 0.7 else "mortgage"
         return f"pay {method}", pay_form(page, method)
-    if forms(page, "raise", "auction").count():
-        minimum = number(page.locator("#r-g-auction input[type=number][name=amount]").get_attribute("min"))
+    if forms(page, "raise", "decision").count():
+        minimum = number(page.locator("#r-g-decision input[type=number][name=amount]").get_attribute("min"))
         if minimum <= cash + 8 and rng.random() < 0.55:
             if rng.random() < 0.3:  # type an amount instead of a quick button
-                page.locator("#r-g-auction input[type=number][name=amount]").fill(str(minimum + 1))
-                return "raise typed", page.locator("#r-g-auction form.tb-act:has(input[type=number])")
-            return "raise", forms(page, "raise", "auction").first
-        return "drop", forms(page, "drop", "auction")
-    if forms(page, "place", "auction").count():
-        return "place", rng.choice(forms(page, "place", "auction").all())
-    if forms(page, "end_turn", "auction").count():
-        return "place no more", forms(page, "end_turn", "auction")
+                page.locator("#r-g-decision input[type=number][name=amount]").fill(str(minimum + 1))
+                return "raise typed", page.locator("#r-g-decision form.tb-act:has(input[type=number])")
+            return "raise", forms(page, "raise", "decision").first
+        return "drop", forms(page, "drop", "decision")
+    if forms(page, "place", "decision").count():
+        return "place", rng.choice(forms(page, "place", "decision").all())
+    if forms(page, "end_turn", "decision").count():
+        return "place no more", forms(page, "end_turn", "decision")
     redeem = forms(page, "redeem", "hand")
     for form in redeem.all():
         amount = number(form.locator("button").inner_text())

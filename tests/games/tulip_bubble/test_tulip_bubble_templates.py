@@ -1,5 +1,6 @@
 """Tulip Bubble pages and catalogues: every region renders in all locales, forms only for legal
-actions, no seat's page shows another seat's hand or cash, every string is translated."""
+actions, no seat's page shows another seat's hand or cash, the public regions are drawn from what
+everyone sees, every string is translated."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from babel.messages.pofile import read_po
 
 from app.games import base
 from app.games.base import State
-from app.games.tulip_bubble import ENGINE
+from app.games.registry import checks_of
+from app.games.tulip_bubble import ENGINE, INFO
 from app.i18n_catalogues import extract, parts
 from app.web.app import form_to_action
 from app.web.render import render_seat_html
@@ -121,6 +123,52 @@ def test_no_rendered_page_shows_another_seats_hand_or_cash(players: int) -> None
                     assert render_seat_html(ENGINE, state, viewer) == render_seat_html(
                         ENGINE, variant, viewer
                     )
+
+
+def _public_regions(html: str) -> dict[str, str]:
+    """The public regions of a rendered page, by name."""
+    found = dict(re.findall(r'<section id="r-g-([a-z-]+)"[^>]*>(.*?)</section>', html, re.S))
+    return {region: found[region] for region in INFO.public_regions}
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_the_public_regions_carry_no_seats_secret(players: int) -> None:
+    """The auction, the board and the history are drawn from the spectators' view: each is the same for
+    every viewer, and the same whatever any seat holds (its disguise: other cash, other hand cards, other
+    deck orders) until the game ends and every account is shown."""
+    assert set(INFO.public_regions) == {"auction", "board", "history"}
+    disguise = checks_of(ENGINE.info.id).disguise
+    rng = random.Random(players)
+    compared = 0
+    for state in positions(players, seed=30 + players):
+        spectators = _public_regions(render_seat_html(ENGINE, state, None))
+        for seat in range(players):
+            assert _public_regions(render_seat_html(ENGINE, state, seat)) == spectators, state["phase"]
+        if state["finished"]:
+            continue
+        for owner in range(players):
+            disguised, changed = disguise(state, owner, rng)
+            assert changed == {owner}
+            assert _public_regions(render_seat_html(ENGINE, disguised, None)) == spectators, state["phase"]
+            compared += 1
+    assert compared >= 4 * players
+
+
+def test_only_the_seat_to_move_has_a_decision_region() -> None:
+    """The private decision region is empty for every seat not to move and for spectators (the page
+    hides it); the seat placing, bidding or paying finds its controls there."""
+    for state in positions(4, seed=11):
+        for seat in [None, *range(4)]:
+            decision = re.search(
+                r'<section id="r-g-decision"[^>]*>(.*?)</section>',
+                render_seat_html(ENGINE, state, seat),
+                re.S,
+            )
+            assert decision is not None
+            deciding = seat in ENGINE.to_act(state) and state["phase"] in ("bidding", "auction", "payment")
+            assert ('class="tb-decision panel decision"' in decision.group(1)) == deciding, state["phase"]
+            if not deciding:
+                assert decision.group(1) == "", state["phase"]
 
 
 def test_end_screen_shows_each_players_cash_debts_and_assets() -> None:
