@@ -17,7 +17,9 @@ INFO = GameInfo(
         "Pick an action in secret, bargain with gems when someone picked the same, "
         "and lead the colours when the market closes."
     ),
-    regions=("summary", "bargain", "actions", "bank", "players"),  # then the platform's game log
+    # Then the platform's game log. Only ``decision`` (the seat's forms, its secret choice) is private.
+    regions=("summary", "bargain", "decision", "actions", "bank", "players"),
+    public_regions=("summary", "bargain", "actions", "bank", "players"),
     log_headings=("Round {round} begins.",),
 )
 

@@ -109,12 +109,18 @@ def wait_for_offers(page: Any, count: int) -> list[str]:
     return offer_history(page)
 
 
+def bargain_texts(page: Any) -> str:
+    """What the bargain shows: the public panel, and the decision of the bidder who answers (which
+    holds the offer to answer; the public panel's copy is then hidden)."""
+    return "\n".join(page.locator("#r-g-bargain, #r-g-decision").all_inner_texts())
+
+
 def choose_the_same_card_until_a_bargain(pages: dict[str, Any], deadline: float) -> None:
     """Both people choose BARGAIN_CARD. If the bot chose it too (three on a card: nobody performs it, and
     nothing changes hands), they try again in the next turn."""
     either = (
-        "#r-g-actions form:has(input[name=type][value=choose]),"
-        " #r-g-summary form:has(input[name=type][value=continue])"
+        "#r-g-decision form:has(input[name=type][value=choose]),"
+        " #r-g-decision form:has(input[name=type][value=continue])"
     )
     while True:
         assert time.monotonic() < deadline, "the two people never got to bargain"
@@ -134,7 +140,7 @@ def choose_the_same_card_until_a_bargain(pages: dict[str, Any], deadline: float)
             page.wait_for_function(
                 """([round, turn]) => {
                     if (document.querySelector('#r-g-bargain .bs-bargain')) return true;
-                    if (document.querySelector('#r-g-summary input[name=type][value=continue]')) return true;
+                    if (document.querySelector('#r-g-decision input[name=type][value=continue]')) return true;
                     const heading = document.querySelector('#r-g-bank h2');
                     const now = heading && heading.textContent.match(/Round (\\d+) of \\d+, turn (\\d+)/);
                     return !heading || (now && (+now[1] !== round || +now[2] !== turn));
@@ -176,7 +182,7 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     act(pages[first], offer, offer.get_by_role("button", name="Offer"))
     for page in pages.values():
         assert wait_for_offers(page, 1) == [f"{first}: B blue 1 (1 gem)"], offer_history(page)
-        assert re.search(rf"Current offer by {first}:", page.locator("#r-g-bargain").inner_text())
+        assert re.search(rf"Current offer by {first}:", bargain_texts(page))
 
     form_of(pages[second], "accept").wait_for(timeout=PUSH_WAIT)
     raising = form_of(pages[second], "offer")
@@ -186,7 +192,7 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     for page in pages.values():
         history = wait_for_offers(page, 2)
         assert history == [f"{first}: B blue 1 (1 gem)", f"{second}: G green 1 B blue 1 (2 gems)"], history
-        assert re.search(rf"Current offer by {second}:", page.locator("#r-g-bargain").inner_text())
+        assert re.search(rf"Current offer by {second}:", bargain_texts(page))
 
     accept = form_of(pages[first], "accept")
     accept.wait_for(timeout=PUSH_WAIT)
@@ -299,7 +305,7 @@ def test_two_people_bargain_offer_raise_accept_then_finish_with_a_bot(
         )
         host.locator("#r-lobby").get_by_role("button", name="Start the game").click()
         for page in pages.values():
-            page.wait_for_selector("#r-g-actions .bs-actions", timeout=PUSH_WAIT)
+            page.wait_for_selector("#r-g-actions .bs-actions", timeout=PUSH_WAIT, state="attached")
 
         choose_the_same_card_until_a_bargain(pages, deadline)
         bargain(pages, deadline, artifacts)

@@ -111,7 +111,7 @@ def test_five_people_share_d_then_one_exchanges_alone(server_url: str, browser: 
         )
         host.locator("#r-lobby").get_by_role("button", name="Start the game").click()
         for page in pages.values():
-            page.wait_for_selector("#r-g-actions .bs-actions", timeout=PUSH_WAIT)
+            page.wait_for_selector("#r-g-actions .bs-actions", timeout=PUSH_WAIT, state="attached")
 
         # Three on A: nobody performs it; Ann and Eve share D.
         everyone_chooses(pages, dict(zip(NAMES, "DAAAD", strict=True)), turn=1)

@@ -67,7 +67,7 @@ def test_a_whole_game_on_a_360_px_phone_stays_narrow_names_each_decision_and_pas
             "!document.querySelector('#r-lobby button.primary').disabled", timeout=PUSH_WAIT
         )
         lobby.get_by_role("button", name="Start the game").click()
-        page.wait_for_selector("#r-g-actions .bs-actions", timeout=PUSH_WAIT)
+        page.wait_for_selector("#r-g-actions .bs-actions", timeout=PUSH_WAIT, state="attached")
 
         decisions = 0
         while not game_over(page):

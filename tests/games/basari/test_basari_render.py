@@ -11,7 +11,8 @@ from basari_helpers import arrange_displays, gems, play, set_gems, table
 from app.games import base
 from app.games.basari import ENGINE
 from app.games.base import State
-from app.web.render import environment, render_seat_html
+from app.games.registry import checks_of
+from app.web.render import Table, environment, public_regions, render_regions, render_seat_html, seat_context
 
 
 def form_types(html: str) -> set[str]:
@@ -100,3 +101,53 @@ def test_the_rules_page_says_the_market_deck_is_our_reconstruction() -> None:
         assert "39" in html
     english = environment("en").get_template("games/basari/rules.html").render()
     assert "The market deck is our reconstruction." in english
+
+
+def regions_seen_by(state: State, seat: int | None) -> dict[str, str]:
+    """Every region of ``seat``'s page (a spectator's for None), drawn afresh."""
+    table = Table(
+        "t",
+        "basari",
+        "playing",
+        [
+            {"seat": n, "name": f"P{n}", "is_host": n == 0, "connected": True, "is_you": n == seat}
+            for n in range(state["players"])
+        ],
+        ENGINE.to_act(state),
+        None,
+        None,
+        state["players"],
+    )
+    context = seat_context(ENGINE, {**state, "events": []}, seat, table, "en", form_version=3)
+    return render_regions(ENGINE, context, "playing", "en")
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_public_regions_carry_no_seats_secret_and_the_decision_region_holds_it(players: int) -> None:
+    """The public regions are drawn from the spectators' view alone: at random positions they are the
+    same for the table and its disguise (another secret card for one seat, another deck order), and the
+    same on every seat's page. The seat whose secret changed sees it in its decision region only."""
+    public = {region for region in public_regions(ENGINE) if region.startswith("g-")}
+    assert public == {"g-summary", "g-bargain", "g-actions", "g-bank", "g-players"}
+    disguise = checks_of("basari").disguise
+    rng = random.Random(players)
+    state = ENGINE.setup(players, {}, 70 + players)
+    checked = secrets_shown = 0
+    while not state["finished"]:
+        if rng.random() < 0.3:
+            spectators = regions_seen_by(state, None)
+            owner = rng.randrange(players)
+            other, changed = disguise(state, owner, random.Random(checked))
+            disguised = regions_seen_by(other, None)
+            for region in public:
+                assert disguised[region] == spectators[region], (state["phase"], region)
+            for seat in range(players):
+                page = regions_seen_by(state, seat)
+                assert {region: page[region] for region in public} == {r: spectators[r] for r in public}
+                if seat in changed and other["chosen"][seat] != state["chosen"][seat]:
+                    assert regions_seen_by(other, seat)["g-decision"] != page["g-decision"]
+                    secrets_shown += 1
+            checked += 1
+        seat = rng.choice(ENGINE.to_act(state))
+        state = ENGINE.apply(state, seat, base.random_bot_action(ENGINE, state, seat, rng))
+    assert checked > 10 and secrets_shown > 0, (checked, secrets_shown)
