@@ -80,11 +80,12 @@ def unique_name(name: str, taken: set[str]) -> str:
 
 
 def as_int(value: Any) -> int | None:
-    """A number a client sent (a seat, a version, a count), or ``None`` if it is not one."""
+    """A number a client sent (a seat, a version, a count), or ``None`` if it is not one. A number
+    no database column can hold (past 64 bits) is not one either: it names nothing stored."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
+        return value if -(2**63) <= value < 2**63 else None
     if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 18:
         return int(value.strip())
     return None

@@ -112,6 +112,8 @@ def test_the_host_mutes_a_person(client: TestClient) -> None:
     spam, hello = messages[0]["id"], messages[1]["id"]
     host_page = client.get(f"/r/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}).text
     assert host_page.count('class="chat-mute"') == 2 and " hidden>" not in host_page.split("chat-list")[1]
+    too_big = client.post(f"/api/rooms/{code}/chat/mute", json={"message": 2**70}, headers=auth(ann))
+    assert too_big.status_code == 404  # past what a database holds: no such message (it was a 500)
     # only the host may mute
     assert (
         client.post(f"/api/rooms/{code}/chat/mute", json={"message": spam}, headers=auth(bob)).status_code

@@ -234,7 +234,7 @@ def test_the_personal_link_keeps_the_token_out_of_the_path(client: TestClient) -
         answer = other.post(f"/r/{code}/resume", data={"token": token}, follow_redirects=False)
         assert answer.status_code == 303 and answer.headers["location"] == f"/r/{code}"
         assert other.cookies[f"bourse_seat_{code}"] == token
-        assert re.search(r'class="seat[^"]* you"', other.get(f"/r/{code}").text)
+        assert 'data-viewer-seat="0"' in other.get(f"/r/{code}").text  # the page marks the host "you"
 
 
 # ---------------------------------------------------------------- the live socket's edges
