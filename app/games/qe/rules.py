@@ -251,15 +251,24 @@ def parse_bid(value: Any) -> int:
     if isinstance(value, bool):
         raise IllegalAction(N_("A bid must be a whole number such as 12."))
     if isinstance(value, int):
-        if value < 0:
-            raise IllegalAction(N_("A bid cannot be negative."))
-        if value >= 10**data.MAX_BID_DIGITS:
-            raise IllegalAction(N_("A bid may have at most {digits} digits."), digits=data.MAX_BID_DIGITS)
-        return value
+        return _checked_size(value)
     if isinstance(value, float):
         raise IllegalAction(N_("A bid must be a whole number, without decimals."))
     if not isinstance(value, str):
         raise IllegalAction(N_("A bid must be a whole number such as 12."))
+    return _parse_typed_bid(value)
+
+
+def _checked_size(bid: int) -> int:
+    if bid < 0:
+        raise IllegalAction(N_("A bid cannot be negative."))
+    if bid >= 10**data.MAX_BID_DIGITS:
+        raise IllegalAction(N_("A bid may have at most {digits} digits."), digits=data.MAX_BID_DIGITS)
+    return bid
+
+
+def _parse_typed_bid(value: str) -> int:
+    """A bid as a person typed it, with what is wrong with it named."""
     text = value.strip().translate(_FULLWIDTH_DIGITS)
     if not text:
         raise IllegalAction(N_("Write your bid first: a whole number such as 12."))

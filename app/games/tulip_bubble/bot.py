@@ -181,20 +181,31 @@ def _worth_to(state: State, seat: int, card: str) -> int:
 
 def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action:
     if "sell_to_collector" in legal:
-        best: tuple[int, Action] | None = None
-        for collector in rules.collector_tops(state):
-            bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
-            for offer in rules.collector_offers(collector, state["hands"][seat]):
-                total = bonus + sum(prices.market_price(state, card) for card in offer)
-                if best is None or total > best[0]:
-                    best = (
-                        total,
-                        {"type": "sell_to_collector", "collector": collector, "cards": ",".join(offer)},
-                    )
+        best = _best_collector_sale(state, seat)
         if best is not None:
-            return best[1]
+            return best
     if _can_cash_out_for_black_tulip(state, seat):
         return _cash_out(state, seat, legal)
+    return _sale_at_resale_value(state, seat, legal) or {"type": "end_turn"}
+
+
+def _best_collector_sale(state: State, seat: int) -> Action | None:
+    """The collector offer that brings the most (its bonus plus the cards' market prices)."""
+    best: tuple[int, Action] | None = None
+    for collector in rules.collector_tops(state):
+        bonus = int(COLLECTORS[collector]["bonus"])  # type: ignore[call-overload]
+        for offer in rules.collector_offers(collector, state["hands"][seat]):
+            total = bonus + sum(prices.market_price(state, card) for card in offer)
+            if best is None or total > best[0]:
+                best = (
+                    total,
+                    {"type": "sell_to_collector", "collector": collector, "cards": ",".join(offer)},
+                )
+    return best[1] if best is not None else None
+
+
+def _sale_at_resale_value(state: State, seat: int, legal: dict[str, dict[str, Any]]) -> Action | None:
+    """A mortgage, then a card, whose market price is at least what it is expected to fetch later."""
     levels = expected_levels(state)
     for mortgage in sorted(state["mortgages"][seat], key=lambda m: m["card"]):
         card = mortgage["card"]
@@ -206,7 +217,7 @@ def _selling_choice(state: State, seat: int, legal: dict[str, dict[str, Any]]) -
     for card in sorted(state["hands"][seat]):
         if prices.market_price(state, card) >= resale_value(state, card, levels):
             return {"type": "sell", "card": card}
-    return {"type": "end_turn"}
+    return None
 
 
 def _can_cash_out_for_black_tulip(state: State, seat: int) -> bool:
