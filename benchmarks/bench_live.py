@@ -730,7 +730,7 @@ def describe(report: dict[str, Any]) -> str:
         f"  latency until every tab has it: p50 {_t(report['p50_ms'])}  p95 {_t(report['p95_ms'])}  "
         f"p99 {_t(report['p99_ms'])}  max {_t(report['max_ms'])}",
         f"  server CPU {report['server_cpu_s']:.1f} s ({report['server_busy']:.0%} of a core), "
-        f"{_num(report['cpu_ms_per_action'])} ms per accepted action; RSS {report['rss_mb']:.0f} MB "
+        f"{_cpu_per_action(report)}; RSS {report['rss_mb']:.0f} MB "
         f"(peak {report['rss_peak_mb']:.0f}); client {report['client_busy']:.0%} of a core; "
         f"other processes {report['others_busy']:.0%} of a core",
     ]
@@ -763,15 +763,35 @@ def describe(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _cpu_per_action(report: dict[str, Any]) -> str:
+    """The server's CPU per accepted action: the floor's is per fan-out (one version to 5 sockets),
+    Bourse's per move, with its ratio to the floor's of the same run when there is one."""
+    if report["target"] == "floor":
+        return f"{_num(report['cpu_ms_per_action'], 2)} ms per fan-out"
+    ratio = _ratio(report["cpu_ms_per_action"], report.get("floor_cpu_ms_per_fanout"))
+    against = (
+        f" ({ratio} the floor's {_num(report['floor_cpu_ms_per_fanout'], 2)} ms per fan-out)"
+        if report.get("floor_cpu_ms_per_fanout") is not None
+        else ""
+    )
+    return f"{_num(report['cpu_ms_per_action'])} ms per accepted action{against}"
+
+
+def compare_cpu(bourse: dict[str, Any], floor: dict[str, Any] | None) -> None:
+    """Give Bourse's report the floor's server CPU per fan-out of the same run."""
+    if floor is not None and floor.get("cpu_ms_per_action") is not None:
+        bourse["floor_cpu_ms_per_fanout"] = floor["cpu_ms_per_action"]
+
+
 def _kb(value: float | None) -> str:
     return "–" if value is None else f"{value / 1024:.1f}"
 
 
 SWEEP_HEADER = (
     "| date | commit | mode | rooms | p50 ms | p95 ms | p99 ms | max ms | floor p50 / p99 ms | ×floor p50 / p99 "
-    "| scheduled / attempted / accepted / refused / errors | lost | CPU ms/action | RSS MB (floor) | DB KB/action (1st → last third) "
-    "| other load |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "| scheduled / attempted / accepted / refused / errors | lost | CPU ms/action | floor CPU ms/fan-out | CPU ×floor "
+    "| RSS MB (floor) | DB KB/action (1st → last third) | other load |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -790,6 +810,7 @@ def sweep_row(bourse: dict[str, Any], floor: dict[str, Any] | None, date: str, c
         f"| {bourse['scheduled']} / {bourse['attempted']} / {bourse['accepted']} / {bourse['refused']} "
         f"/ {bourse['errors'] + sum(bourse.get('lookup_failures', {}).values())} "
         f"| {bourse['lost_updates']} | {_num(bourse['cpu_ms_per_action'])} "
+        f"| {_num(floor.get('cpu_ms_per_action'), 2)} | {_ratio(bourse['cpu_ms_per_action'], floor.get('cpu_ms_per_action'))} "
         f"| {bourse['rss_mb']:.0f} ({_num(floor.get('rss_mb'), 0)}) "
         f"| {_kb(bourse.get('db_bytes_per_action'))} ({_kb(thirds[0])} → {_kb(thirds[2])}) "
         f"| {bourse['others_busy']:.0%} |"
@@ -887,6 +908,7 @@ def run(options: Options, out: Any = sys.stdout) -> dict[str, Any]:
         if floor is not None:
             print(describe(floor), file=out, flush=True)
         bourse = run_point(options, rooms, "bourse")
+        compare_cpu(bourse, floor)
         print(describe(bourse), file=out, flush=True)
         results["sweep"].append({"rooms": rooms, "bourse": bourse, "floor": floor})
         rows.append(sweep_row(bourse, floor, date, commit))

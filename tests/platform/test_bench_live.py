@@ -4,10 +4,19 @@ timing belongs to the benchmark, never to a test)."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
-from benchmarks.bench_live import Options, run_flood, run_point
+from benchmarks.bench_live import (
+    SWEEP_HEADER,
+    Options,
+    compare_cpu,
+    describe,
+    run_flood,
+    run_point,
+    sweep_row,
+)
 from benchmarks.live_client import raise_open_files_limit
 
 FIGURES = {
@@ -40,10 +49,16 @@ def options() -> Options:
     )
 
 
-@pytest.mark.timeout(120)
+@pytest.fixture(scope="module")
+def reports(options: Options) -> dict[str, dict[str, Any]]:
+    """One tiny run of each server, as ``run`` makes them (the floor first)."""
+    return {target: run_point(options, 2, target) for target in ("floor", "bourse")}
+
+
+@pytest.mark.timeout(240)
 @pytest.mark.parametrize("target", ["bourse", "floor"])
-def test_every_accepted_action_reaches_every_tab(options: Options, target: str) -> None:
-    report = run_point(options, 2, target)
+def test_every_accepted_action_reaches_every_tab(reports: dict[str, dict[str, Any]], target: str) -> None:
+    report = reports[target]
     assert "failed" not in report, report
     assert report.keys() >= FIGURES
     assert report["accepted"] > 0 and report["attempted"] >= report["accepted"]
@@ -65,3 +80,19 @@ def test_spectator_flood_runs(options: Options) -> None:
     for phase in report["phases"].values():
         assert phase["errors"] == 0 and phase["lost_updates"] == 0, phase
     assert report["phases"]["act"]["probes"] > 0
+
+
+def test_cpu_is_reported_against_the_floors_per_fan_out(reports: dict[str, dict[str, Any]]) -> None:
+    floor, bourse = reports["floor"], dict(reports["bourse"])
+    compare_cpu(bourse, floor)
+    per_fanout = floor["cpu_ms_per_action"]
+    assert bourse["floor_cpu_ms_per_fanout"] == per_fanout
+    assert "ms per fan-out" in describe(floor)
+    assert f"the floor's {per_fanout:.2f} ms per fan-out" in describe(bourse)
+    names = [name.strip() for name in SWEEP_HEADER.splitlines()[0].strip("|").split("|")]
+    cells = [cell.strip() for cell in sweep_row(bourse, floor, "today", "abc").strip("|").split("|")]
+    assert len(cells) == len(names)
+    row = dict(zip(names, cells, strict=True))
+    assert row["floor CPU ms/fan-out"] == f"{per_fanout:.2f}"
+    ratio = bourse["cpu_ms_per_action"] / per_fanout if per_fanout else None  # a tiny run may round to 0
+    assert row["CPU ×floor"] == ("–" if ratio is None else f"{ratio:.{1 if ratio < 100 else 0}f}×")
