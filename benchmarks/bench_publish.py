@@ -1,0 +1,76 @@
+"""What publishing a move costs in process, per game: the regions rendered and the time to make every
+viewer's page (each seat and the spectators, in one language), as ``Fanout`` does after a move.
+
+Run: ``.venv/bin/python -m benchmarks.bench_publish [--games qe,basari] [--rounds 3]``. It prints
+figures; it asserts nothing. Bots play whole games at each game's largest player count through
+``RoomService`` on a temporary SQLite file; after every move the room's viewers are made from the
+committed snapshot with one ``RoomLive`` (its region cache, public regions and viewers), exactly
+what a publish renders, without sockets. Time is CPU time of this process (``time.process_time``),
+so other load on the machine matters less than for wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from app.db import Database
+from app.games.registry import ENGINES
+from app.migrate import upgrade_to_head
+from app.rooms import RoomService
+from app.web.live import RoomLive
+
+
+def bench_game(service: RoomService, game_id: str) -> tuple[int, float, Counter[str]]:
+    """(moves, CPU seconds spent making every viewer's page after each move, renders per region)."""
+    players = ENGINES[game_id].info.max_players
+    code, _, _ = service.seats.create_room(game_id, players, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    room = RoomLive()
+    everyone = frozenset(range(players))
+    moves, spent = 0, 0.0
+    while service.turns.bot_step(code):
+        snapshot = service.load(code)
+        started = time.process_time()
+        for seat in [None, *range(players)]:
+            room.viewer(snapshot, seat, "en", everyone)
+        spent += time.process_time() - started
+        moves += 1
+    return moves, spent, room.cache.renders_of
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=",".join(sorted(ENGINES)))
+    parser.add_argument("--rounds", type=int, default=3, help="whole games per game id (random seeds)")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        upgrade_to_head(url)
+        db = Database(url)
+        service = RoomService(db)
+        for game_id in options.games.split(","):
+            moves, spent, renders = 0, 0.0, Counter[str]()
+            for _ in range(options.rounds):
+                game_moves, game_spent, game_renders = bench_game(service, game_id)
+                moves, spent = moves + game_moves, spent + game_spent
+                renders.update(game_renders)
+            per_region = ", ".join(
+                f"{region} {count / moves:.2f}" for region, count in sorted(renders.items())
+            )
+            public = ENGINES[game_id].info.public_regions
+            print(
+                f"{game_id:16} {ENGINES[game_id].info.max_players}p  moves {moves:4}  "
+                f"pages per move {spent * 1000 / moves:5.2f} ms CPU  "
+                f"renders per move {sum(renders.values()) / moves:5.2f} ({per_region})  "
+                f"public: {', '.join(public) or 'none'}"
+            )
+        db.dispose()
+
+
+if __name__ == "__main__":
+    main()
