@@ -72,6 +72,8 @@ class Settings(BaseSettings):
     waiting_room_days: float = Field(7.0, validation_alias="BOURSE_WAITING_ROOM_DAYS", ge=0)
     game_retention_days: float = Field(0.0, validation_alias="BOURSE_GAME_RETENTION_DAYS", ge=0)
     cleanup_interval: float = Field(3600.0, validation_alias="BOURSE_CLEANUP_INTERVAL", ge=0)
+    # /healthz answers 503 while the SQLite file's disk has less free space than this (before writes fail).
+    min_free_mb: int = Field(64, validation_alias="BOURSE_MIN_FREE_MB", ge=0)
 
     # Groups (issue 11): turn clocks, away players, table chat.
     # The clocks a host may choose, in seconds per decision (off is always offered).

@@ -11,6 +11,8 @@ of one room queue on that row whichever process they run in, while other rooms' 
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +21,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
+
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
 LOCK_ROWS = "lock_rows"  # a write session's ``info`` key: lock the rows it reads for update
@@ -37,10 +41,12 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url = normalised_url(url)
         self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
+        self.path: Path | None = None  # the SQLite file (what /healthz measures the free space beside)
         if self.is_sqlite:
             database = make_url(url).database
             if database and database != ":memory:":
-                Path(database).parent.mkdir(parents=True, exist_ok=True)
+                self.path = Path(database.removeprefix("file:"))  # a URI (``file:…?mode=ro&uri=true``) too
+                self.path.parent.mkdir(parents=True, exist_ok=True)
         self.reader = self._make_engine(immediate=False)
         self.writer = self._make_engine(immediate=True)
 
@@ -78,7 +84,10 @@ def _configure_sqlite(engine: Engine, immediate: bool) -> None:
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as refused:  # a read-only file or volume: it can still be read
+            log.warning("the database stays in its journal mode: %s", refused)
         # In WAL mode NORMAL syncs at checkpoints, not at every commit: a killed process loses
         # nothing it committed (the OS holds the WAL); only a power cut may lose the last commits.
         cursor.execute("PRAGMA synchronous=NORMAL")

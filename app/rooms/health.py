@@ -1,8 +1,9 @@
-"""Whether the database answers and takes writes (``/healthz``)."""
+"""Whether the database answers and takes writes, and has room to grow (``/healthz``)."""
 
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 
 from sqlalchemy import func, update
@@ -16,20 +17,27 @@ log = logging.getLogger(__name__)
 
 HEALTH_EVERY = 1.0  # seconds: /healthz commits a write at most this often
 WRITE_FAILURE_MEMORY = 30.0  # seconds /healthz reports a failed write
+MIN_FREE_BYTES = 64 * 1024 * 1024  # less free space beside the SQLite file than this: /healthz warns
 
 
 class HealthCheck:
     """Answers /healthz, and remembers for a while that a write failed."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, min_free_bytes: int = MIN_FREE_BYTES) -> None:
         self.db = db
+        self.min_free_bytes = min_free_bytes
         self._written_at = -HEALTH_EVERY  # when the health check last committed its write
         self._write_failed_at = -WRITE_FAILURE_MEMORY  # when a write last failed
 
-    def ping(self) -> None:
-        """Touch the database (health check)."""
-        with self.db.read() as session:
-            session.exec(select(func.count()).select_from(Room)).one()
+    def readable(self) -> bool:
+        """Whether the database answers a read (a WAL database on a read-only volume does not)."""
+        try:
+            with self.db.read() as session:
+                session.exec(select(func.count()).select_from(Room)).one()
+        except OperationalError as failure:
+            log.error("health check: the database cannot be read: %s", failure.orig)
+            return False
+        return True
 
     def write_failed(self) -> None:
         """Note that a write just failed in the database (the web layer calls this on its errors)."""
@@ -56,3 +64,11 @@ class HealthCheck:
         with self.db.write() as session:
             session.execute(update(Health).where(col(Health.id) == 1).values(checked_at=utcnow()))
         self._written_at = now
+
+    def free_bytes_if_low(self) -> int | None:
+        """The free space on the SQLite file's disk when it is below ``min_free_bytes``, so /healthz
+        warns before writes fail; ``None`` while there is enough (or the database is a server's)."""
+        if self.db.path is None:
+            return None
+        free = shutil.disk_usage(self.db.path.parent).free
+        return free if free < self.min_free_bytes else None

@@ -55,8 +55,9 @@ VENDOR = {
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     db = Database(settings.database_url)  # creates the SQLite file's folder
-    upgrade_to_head(settings.database_url)
+    migrate(settings.database_url)
     service = RoomService(db)
+    service.health.min_free_bytes = settings.min_free_mb * 1024 * 1024
     service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
     broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
     leases = (
@@ -77,7 +78,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await live.start()
-        for code in await run_in_threadpool(service.turns.playing_rooms):
+        try:
+            playing = await run_in_threadpool(service.turns.playing_rooms)
+        except OperationalError as failure:  # an unreadable database: /healthz says so, pages answer 503
+            log.error("the database cannot be read, so no bot resumes: %s", failure.orig)
+            playing = []
+        for code in playing:
             live.bots.kick(code)  # bots resume where a restart left them
         sweeper = (
             asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
@@ -137,6 +143,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(replay.router)
 
     return app
+
+
+def migrate(database_url: str) -> None:
+    """Bring the schema up to date. A database that cannot be written (a read-only volume) or reached
+    does not stop the server: it starts, ``/healthz`` answers 503 and every request a readable 503."""
+    try:
+        upgrade_to_head(database_url)
+    except OperationalError as failure:
+        log.error("the database could not be migrated: %s", failure.orig)
 
 
 CANNOT_SAVE = N_("The server cannot save anything right now; please try again in a while.")

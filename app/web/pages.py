@@ -160,10 +160,16 @@ def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:
 # ------------------------------------------------------------ pages
 @router.get("/healthz")
 async def healthz(service: ServiceDep) -> JSONResponse:
-    """200 while the database can be read and written; 503 otherwise (a monitor restarts or alerts)."""
-    await run_in_threadpool(service.health.ping)  # a database that cannot even be read: the handler's 503
+    """200 while the database can be read and written and its disk has room; 503 otherwise (a monitor
+    restarts or alerts)."""
+    if not await run_in_threadpool(service.health.readable):
+        return JSONResponse({"status": "error", "detail": "the database cannot be read"}, status_code=503)
     if not await run_in_threadpool(service.health.writable):
         return JSONResponse({"status": "error", "detail": "the database cannot be written"}, status_code=503)
+    free = await run_in_threadpool(service.health.free_bytes_if_low)
+    if free is not None:
+        detail = f"the disk is nearly full: {free // (1024 * 1024)} MB free"
+        return JSONResponse({"status": "error", "detail": detail}, status_code=503)
     return JSONResponse({"status": "ok"})
 
 

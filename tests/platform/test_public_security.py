@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -417,3 +418,58 @@ def test_healthz_reports_a_database_that_cannot_be_written(
         "status": "error",
         "detail": "the database cannot be written",
     }
+
+
+@contextmanager
+def read_only_folder(folder: Path) -> Iterator[Path]:
+    """``folder`` seen through a read-only volume: a read-only bind mount as root (whom file modes do
+    not stop), the folder and its files made read-only otherwise."""
+    if os.geteuid() != 0:
+        modes = {path: path.stat().st_mode for path in [folder, *folder.iterdir()]}
+        for path in modes:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield folder
+        finally:
+            for path, mode in modes.items():
+                path.chmod(mode)
+        return
+    view = folder.parent / "read-only"
+    view.mkdir()
+    try:
+        subprocess.run(["mount", "--bind", str(folder), str(view)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as refused:
+        pytest.skip(f"no read-only bind mount here: {refused}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(view)], check=True, capture_output=True)
+        yield view
+    finally:
+        subprocess.run(["umount", str(view)], check=True, capture_output=True)
+
+
+def test_a_read_only_volume_still_starts_the_server_and_healthz_says_503(tmp_path: Path) -> None:
+    """The database's volume turned read-only: the server starts all the same (its migration at
+    start-up cannot even open the file), /healthz is a readable 503, and so is a write."""
+    folder = tmp_path / "data"
+    with TestClient(create_app(Settings(BOURSE_DATABASE_URL=f"sqlite:///{folder / 'b.db'}"))) as client:
+        assert client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).status_code == 201
+    with read_only_folder(folder) as view:
+        app = create_app(Settings(BOURSE_DATABASE_URL=f"sqlite:///{view / 'b.db'}"))
+        with TestClient(app) as client:
+            health = client.get("/healthz")
+            assert health.status_code == 503 and health.json()["status"] == "error"
+            assert client.get("/").status_code == 200
+            created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"})
+            assert created.status_code == 503
+            assert created.json()["detail"].startswith("The server cannot save")
+
+
+def test_healthz_reports_a_nearly_full_disk_before_writes_fail(database_url: str) -> None:
+    roomy = Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_MIN_FREE_MB=0)
+    with TestClient(create_app(roomy)) as client:
+        assert client.get("/healthz").json() == {"status": "ok"}
+    cramped = Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_MIN_FREE_MB=10**12)
+    with TestClient(create_app(cramped)) as client:
+        health = client.get("/healthz")
+        assert health.status_code == 503 and health.json()["detail"].startswith("the disk is nearly full")
+        assert client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).status_code == 201
