@@ -94,14 +94,12 @@ class BodyLimit:
 
 
 class TokenBuckets:
-    """A token bucket per client: ``rate.count`` tokens, refilled evenly over ``rate.seconds``; a
-    request takes one. So a client may send a burst of ``count`` and then one per
-    ``seconds / count``.
+    """One process's counters: a token bucket per client, ``rate.count`` tokens, refilled evenly
+    over ``rate.seconds``; a request takes one. So a client may send a burst of ``count`` and then
+    one per ``seconds / count``. (Several processes share ``SharedRates`` instead.)
 
-    A small token bucket rather than a library (slowapi, limits): four limits keyed by address, in
-    one process, checked in a middleware before routing; a library would bring decorators per route
-    and storage backends we do not need. Memory stays bounded: buckets that have filled up again
-    hold nothing and are dropped, and at most ``max_clients`` are kept."""
+    Memory stays bounded: buckets that have filled up again hold nothing and are dropped, and at
+    most ``max_clients`` are kept."""
 
     def __init__(
         self, rate: Rate, max_clients: int = MAX_CLIENTS, clock: Callable[[], float] = time.monotonic
@@ -129,6 +127,42 @@ class TokenBuckets:
             if not full and len(self.buckets) <= self.max_clients:
                 return
             self.buckets.popitem(last=False)
+
+
+class SharedRates:
+    """The counters of several processes (``BOURSE_BROADCAST_URL``), in Redis, so a client gets each
+    limit once whichever processes serve it: the ``limits`` library's moving window, at most
+    ``rate.count`` requests in any ``rate.seconds``. Redis keeps them, and forgets each with its
+    window. While Redis cannot be reached, requests are let through (the log says so) rather than
+    refused: the limits guard against abuse, and losing them for a moment costs less than the
+    site."""
+
+    def __init__(self, redis_url: str, rates: dict[str, Rate]) -> None:
+        from limits import RateLimitItemPerSecond  # the `scale` extra: imported only when configured
+        from limits.aio.storage import RedisStorage
+        from limits.aio.strategies import MovingWindowRateLimiter
+
+        storage = RedisStorage(
+            "async+" + redis_url, implementation="redispy", key_prefix="bourse-limits", wrap_exceptions=True
+        )
+        self.limiter = MovingWindowRateLimiter(storage)
+        self.items = {name: RateLimitItemPerSecond(rate.count, rate.seconds) for name, rate in rates.items()}
+
+    async def take(self, limit: str, client: str) -> float:
+        """0 if ``client`` may go ahead (the request is counted), else the seconds until it may."""
+        from limits.errors import StorageError
+
+        item = self.items.get(limit)
+        if item is None:
+            return 0.0
+        try:
+            if await self.limiter.hit(item, limit, client):
+                return 0.0
+            stats = await self.limiter.get_window_stats(item, limit, client)
+        except StorageError as failure:
+            log.warning("the rate limits cannot reach Redis, so they let requests through: %s", failure)
+            return 0.0
+        return max(1.0, stats.reset_time - time.time())
 
 
 def client_key(scope: Scope) -> str:
@@ -168,11 +202,15 @@ class Limits:
             "chat": settings.rate_chat,
             "connect": settings.rate_connect,
         }
-        self.buckets = {
-            name: TokenBuckets(rate)
+        limited = {
+            name: rate
             for name, rate in ((name, parse_rate(text)) for name, text in rates.items())
             if not rate.unlimited
         }
+        self.shared = SharedRates(settings.broadcast_url, limited) if settings.broadcast_url else None
+        self.buckets = (
+            {name: TokenBuckets(rate) for name, rate in limited.items()} if self.shared is None else {}
+        )
         self.per_client = settings.max_sockets_per_client
         self.per_room = settings.max_sockets_per_room
         self.client_sockets: dict[str, int] = {}  # only clients and rooms with a socket open
@@ -184,8 +222,7 @@ class Limits:
             limit = classify(scope["method"], scope["path"])
             if limit and not self.warned:
                 self._check_proxy(scope)
-            bucket = self.buckets.get(limit) if limit else None
-            wait = bucket.take(client_key(scope)) if bucket else 0.0
+            wait = await self._wait(limit, client_key(scope)) if limit else 0.0
             if wait:
                 seconds = math.ceil(wait)
                 message = TOO_CHATTY if limit == "chat" else TOO_MANY
@@ -197,6 +234,14 @@ class Limits:
             await self._socket(scope, receive, send, match[1])
         else:
             await self.app(scope, receive, send)
+
+    async def _wait(self, limit: str, client: str) -> float:
+        """0 if ``client`` may go ahead under ``limit`` (the request is counted), else the seconds
+        until it may."""
+        if self.shared is not None:
+            return await self.shared.take(limit, client)
+        bucket = self.buckets.get(limit)
+        return bucket.take(client) if bucket else 0.0
 
     def _check_proxy(self, scope: Scope) -> None:
         """Warn once if requests come through a proxy that is not trusted: every visitor would then
@@ -216,11 +261,10 @@ class Limits:
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send, code: str) -> None:
         client = client_key(scope)
-        bucket = self.buckets.get("connect")
         if (
             (self.per_client and self.client_sockets.get(client, 0) >= self.per_client)
             or (self.per_room and self.room_sockets.get(code, 0) >= self.per_room)
-            or (bucket is not None and bucket.take(client))
+            or await self._wait("connect", client)
         ):
             await receive()  # websocket.connect
             await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403

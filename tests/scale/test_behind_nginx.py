@@ -6,7 +6,6 @@ missing (as root), and runs on loopback with the template's own header handling.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
