@@ -2,8 +2,10 @@
 
 * A room never started and untouched for ``BOURSE_WAITING_ROOM_DAYS`` (default 7) goes, with its
   seats: anyone can create rooms, and a forgotten invitation should not last for ever.
-* Games, finished or abandoned mid-play, are players' history and are kept, unless the host sets
+* Finished games are players' history and are kept, unless the host sets
   ``BOURSE_GAME_RETENTION_DAYS``: then a game untouched for that long goes with its action log.
+* A game still being played is never deleted, and a move, a chat line or an open tab (the live
+  side marks the rooms each process has tabs open on) touches a room.
 
 ``sweep_once`` is what the periodic task (started by the app's lifespan) runs; tests call it.
 """

@@ -1,5 +1,6 @@
 """A room's chat: messages and quick reactions, and the host's mute. Chat does not change the room's
-version: it is not part of the game."""
+version: it is not part of the game; a message does touch the room, so the sweep keeps a room whose
+people are talking."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from app.games.base import N_
-from app.models import ChatMessage, ChatMute, Seat
+from app.models import ChatMessage, ChatMute, Seat, utcnow
 from app.rooms.errors import Forbidden, NotFound, RoomError
 from app.rooms.names import as_int, clean_name
 from app.rooms.seats import require_host
@@ -107,6 +108,7 @@ class Chat:
             line = ChatMessage(
                 room_id=room_id(room), seat=seat, author=author, name=shown, text=message, reaction=reaction
             )
+            room.updated_at = utcnow()
             session.add(line)
             session.flush()
             assert line.id is not None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import and_, delete, or_, update
 from sqlmodel import col, select
 
-from app.models import ActionRecord, ChatMessage, ChatMute, Room, Seat
+from app.models import ActionRecord, ChatMessage, ChatMute, Room, Seat, utcnow
 from app.rooms.writer import RoomWriter
 
 SWEEP_BATCH = 500  # rooms deleted per write transaction by the cleanup sweep
@@ -23,15 +24,16 @@ class Sweeper:
         self, waiting_before: datetime | None, games_before: datetime | None, batch: int = SWEEP_BATCH
     ) -> list[str]:
         """Delete rooms (with their seats and action log) that nobody will come back to: rooms never
-        started and untouched since ``waiting_before``, and, if ``games_before`` is given, games
-        (finished, or abandoned mid-play) untouched since then. ``None`` keeps those. Returns the
+        started and untouched since ``waiting_before``, and, if ``games_before`` is given, finished
+        games untouched since then. ``None`` keeps those; a game still being played is never deleted.
+        A room is touched by a move, a chat line and the tabs open on it (``touch``). Returns the
         codes deleted. Each batch is one short write transaction, so play goes on meanwhile; a room
         touched in between is not deleted (the condition is checked inside the transaction)."""
         wanted = []
         if waiting_before is not None:
             wanted.append(and_(col(Room.status) == "waiting", col(Room.updated_at) < waiting_before))
         if games_before is not None:
-            wanted.append(and_(col(Room.status) != "waiting", col(Room.updated_at) < games_before))
+            wanted.append(and_(col(Room.status) == "finished", col(Room.updated_at) < games_before))
         if not wanted:
             return []
         condition = or_(*wanted)
@@ -61,3 +63,8 @@ class Sweeper:
             if len(rows) < batch:
                 break
         return deleted
+
+    def touch(self, codes: Collection[str]) -> None:
+        """Note that the rooms ``codes`` are in use (tabs are open on them) now: the sweep keeps them."""
+        with self.writer.db.write() as session:
+            session.execute(update(Room).where(col(Room.code).in_(codes)).values(updated_at=utcnow()))

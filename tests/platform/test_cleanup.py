@@ -27,7 +27,7 @@ def age(service: RoomService, code: str, days: float) -> None:
 
 def counts(service: RoomService) -> tuple[int, int, int]:
     with service.db.read() as session:
-        return tuple(  # type: ignore[return-value]
+        return tuple(
             session.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
             for table in ("rooms", "seats", "actions")
         )
@@ -68,19 +68,57 @@ def test_rooms_never_started_go_after_a_week_and_games_stay(
     assert sweep_once(service, settings) == []
 
 
-def test_a_retention_removes_old_games_with_their_log(
+def test_a_retention_removes_old_finished_games_with_their_log(
     service: RoomService, settings: Settings, toy_game: str
 ) -> None:
     finished = finished_game(service, toy_game)
     recent = finished_game(service, toy_game)
-    abandoned, _, _ = service.seats.create_room(toy_game, 2, {}, "Di")
-    service.seats.add_bot(abandoned, 0)
-    service.seats.start(abandoned, 0)
-    for code in (finished, abandoned):
-        age(service, code, 40)
+    for code in (finished, recent):
+        age(service, code, 40 if code == finished else 1)
     keep = settings.model_copy(update={"game_retention_days": 30})
-    assert sorted(sweep_once(service, keep)) == sorted([finished, abandoned])
+    assert sweep_once(service, keep) == [finished]
     assert counts(service) == (1, 2, len(service.records.action_log(recent)))
+
+
+def test_a_game_still_playing_is_never_deleted(
+    service: RoomService, settings: Settings, toy_game: str
+) -> None:
+    """A game on a one-day clock may go a day without a move; one nobody plays now stays as well."""
+    playing, _, _ = service.seats.create_room(toy_game, 2, {}, "Di", clock=86400)
+    service.seats.add_bot(playing, 0)
+    service.seats.start(playing, 0)
+    age(service, playing, 40)
+    assert sweep_once(service, settings.model_copy(update={"game_retention_days": 1})) == []
+    assert service.load(playing).status == "playing"
+
+
+def test_a_chat_keeps_a_waiting_room(service: RoomService, settings: Settings, toy_game: str) -> None:
+    chatting, _, _ = service.seats.create_room(toy_game, 3, {}, "Ann")
+    silent, _, _ = service.seats.create_room(toy_game, 3, {}, "Bob")
+    for code in (chatting, silent):
+        age(service, code, 8)
+    service.chat.post(chatting, None, "viewer:someone", "anyone here?")
+    assert sweep_once(service, settings) == [silent]
+
+
+def test_open_tabs_keep_a_room_and_are_marked_in_use_while_they_stay(
+    settings: Settings, toy_game: str
+) -> None:
+    quick = settings.model_copy(update={"clock_tick": 0.05})
+    with TestClient(create_app(quick)) as client:
+        service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+        timers = client.app.state.live.timers  # type: ignore[attr-defined]
+        watched, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
+        forgotten, _, _ = service.seats.create_room(toy_game, 2, {}, "Bob")
+        for code in (watched, forgotten):
+            age(service, code, 8)
+        with client.websocket_connect(f"/ws/rooms/{watched}"):
+            assert sweep_once(service, settings) == [forgotten]  # the tab that opened touched it
+            timers.activity_every = 0.05  # the open tab marks it in use again at the next ticks
+            age(service, watched, 8)
+            time.sleep(0.5)
+            assert sweep_once(service, settings) == []
+        service.load(watched)
 
 
 def test_a_finished_game_stops_offering_a_new_game_that_was_swept(
