@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 import pytest
-from basari_helpers import play, set_gems, table
 
 from app.games import base
 from app.games.basari import ENGINE
@@ -18,6 +17,7 @@ from app.games.basari.rules import gem_total, offer_key
 from app.games.base import State
 from app.web.app import form_to_action
 from app.web.render import render_seat_html
+from tests.games.basari.basari_helpers import play, set_gems, table
 
 
 @dataclass

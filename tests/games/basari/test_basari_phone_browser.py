@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_basari_browser import PUSH_WAIT, take_a_turn
 
 from tests.browser.helpers import axe_violations, create_room, game_over, page_width_overflow, wait_live
+from tests.games.basari.test_basari_browser import PUSH_WAIT, take_a_turn
 
 pytestmark = pytest.mark.browser
 

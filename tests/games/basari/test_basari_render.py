@@ -6,13 +6,13 @@ import random
 import re
 
 import pytest
-from basari_helpers import arrange_displays, gems, play, set_gems, table
 
 from app.games import base
 from app.games.basari import ENGINE
 from app.games.base import State
 from app.games.registry import checks_of
 from app.web.render import Table, environment, public_regions, render_regions, render_seat_html, seat_context
+from tests.games.basari.basari_helpers import arrange_displays, gems, play, set_gems, table
 
 
 def form_types(html: str) -> set[str]:

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from basari_helpers import arrange_displays, gems, play, set_gems, table, texts
 
 from app.games.basari import ENGINE, rules
 from app.games.basari.data import COLOURS, MARKET_CARDS
 from app.games.base import IllegalAction
+from tests.games.basari.basari_helpers import arrange_displays, gems, play, set_gems, table, texts
 
 # --- components and setup -----------------------------------------------------------------------
 
@@ -325,8 +325,9 @@ def test_odd_keys_and_huge_counts_are_refused_never_crash(action: dict) -> None:
 @pytest.mark.parametrize("take", [{"red": HUGE}, {"red": 1e300}, {HUGE: 1}, {"red": 23, "blue": -21}])
 def test_odd_gem_counts_in_the_d_exchange_are_refused_never_crash(take: dict) -> None:
     state = play(five_table(), ["A", "B", "B", "D", "B"])
+    action = {"type": "exchange", "give": "blue", "take": take, 7: "x"}  # 7: a key that is not text
     with pytest.raises(IllegalAction) as refused:
-        ENGINE.apply(state, 3, {"type": "exchange", "give": "blue", "take": take, 7: "x"})
+        ENGINE.apply(state, 3, action)  # type: ignore[arg-type]
     assert refused.value.message
 
 

@@ -10,12 +10,12 @@ import re
 from typing import Any
 
 import pytest
-from basari_helpers import arrange_displays, gems, play, set_gems, table
 
 from app.games import base
 from app.games.basari import ENGINE
 from app.games.base import State
 from app.web.render import Table, environment, render_seat_html, seat_context
+from tests.games.basari.basari_helpers import arrange_displays, gems, play, set_gems, table
 
 NAMES = ["Ann", "Bob", "Cleo", "Dan", "Eve"]
 
@@ -247,7 +247,7 @@ def test_a_danger_cue_warns_before_the_last_scoring_of_a_round_and_of_the_game()
 
 
 def test_one_decision_panel_holds_the_forms_and_every_form_has_a_stable_id() -> None:
-    phases = {}
+    phases: dict[str, State] = {}
     rng = random.Random(4)
     state = ENGINE.setup(5, {}, 11)
     while not state["finished"]:

@@ -42,7 +42,9 @@ def auction(state: State, open_bid: int | None, bids: dict[int, Any]) -> State:
 def next_tile(state: State) -> State:
     """With 5 players the next auctioneer reveals the next tile after the award window."""
     if state["phase"] == "award":
-        state = act(state, rules.next_auctioneer(state), "reveal")
+        auctioneer = rules.next_auctioneer(state)
+        assert auctioneer is not None
+        state = act(state, auctioneer, "reveal")
     return state
 
 

@@ -75,12 +75,13 @@ def test_no_seats_page_shows_a_secret_it_may_not_see_through_a_whole_game(player
     peeks: dict[int, set[int]] = {}
     while not state["finished"]:
         peekers = [s for s in range(players) if rules.peek_allowed(state, s)]
+        action: dict[str, Any]
         if peekers and rng.random() < 0.5:
             seat, action = rng.choice(peekers), {"type": "peek"}
             peeks.setdefault(state["auctions"][-1]["number"], set()).add(seat)
         else:
             seat = rng.choice(ENGINE.to_act(state))
-            action: dict[str, Any] = ENGINE.bot_action(state, seat, rng)
+            action = ENGINE.bot_action(state, seat, rng)
             if action["type"] == "bid" and rng.random() < 0.4:
                 amount = int(SECRET_PREFIX + str(rng.randrange(100000, 1000000)))
                 action = {"type": "bid", "amount": str(amount)}

@@ -20,7 +20,9 @@ def engine_msgids() -> set[str]:
     for path in (ROOT / "app/games/qe").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "N_":
-                found.add(node.args[0].value)
+                msgid = node.args[0]
+                assert isinstance(msgid, ast.Constant) and isinstance(msgid.value, str), ast.dump(node)
+                found.add(msgid.value)
     return found
 
 
@@ -44,5 +46,6 @@ def test_every_string_is_translated_with_the_same_placeholders(locale: str) -> N
     wanted = engine_msgids() | template_msgids()
     assert wanted - set(translated) == set()
     for msgid in wanted:
-        assert translated[msgid], msgid
-        assert sorted(PLACEHOLDER.findall(msgid)) == sorted(PLACEHOLDER.findall(translated[msgid])), msgid
+        translation = translated[msgid]
+        assert translation and isinstance(translation, str), msgid
+        assert sorted(PLACEHOLDER.findall(msgid)) == sorted(PLACEHOLDER.findall(translation)), msgid

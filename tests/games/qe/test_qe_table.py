@@ -260,11 +260,11 @@ def test_decision_facts_never_show_another_seats_spend() -> None:
     for seat, amount in ((1, secret), (2, 1), (3, 1)):
         state = act(state, seat, "bid", amount)  # Bob wins and auctioneers next
     assert f"You have spent {secret:,} on 1 company" in decision(page(state, 1))
-    for seat in (None, 2, 3):
+    for viewer in (None, 2, 3):
         for locale in ("en", "zh_Hant", "zh_Hans"):
-            html = page(state, seat, locale)
-            assert f"{secret:,}" not in html and str(secret) not in html, (seat, locale)
-            assert f"{secret:,}" not in prompt(state, seat, locale)
+            html = page(state, viewer, locale)
+            assert f"{secret:,}" not in html and str(secret) not in html, (viewer, locale)
+            assert f"{secret:,}" not in prompt(state, viewer, locale)
 
 
 def test_every_changing_mark_has_a_key_of_its_own() -> None:

@@ -7,7 +7,11 @@ import json
 import random
 
 import pytest
-from tulip_bubble_helpers import (
+
+from app.games.base import IllegalAction
+from app.games.tulip_bubble import ENGINE, prices, rules
+from app.games.tulip_bubble.data import COLLECTORS, PRICE_TABLE, all_tulips, colour_of
+from tests.games.tulip_bubble.tulip_bubble_helpers import (
     ANDY,
     BOB,
     CHARLES,
@@ -21,10 +25,6 @@ from tulip_bubble_helpers import (
     texts,
     where_is_every_tulip,
 )
-
-from app.games.base import IllegalAction
-from app.games.tulip_bubble import ENGINE, prices, rules
-from app.games.tulip_bubble.data import COLLECTORS, PRICE_TABLE, all_tulips, colour_of
 
 EXAMPLE_LEVELS = {"red": 2, "white": 3, "yellow": 4}  # the selling and supply-and-demand examples
 BALANCED_SHIPMENT = ["red-C1-1", "white-C1-1", "yellow-C1-1"]
@@ -564,7 +564,8 @@ def test_the_richest_black_tulip_declarer_wins_alone() -> None:
         levels=EXAMPLE_LEVELS, rows={"new_arrivals": BALANCED_SHIPMENT}, cash={BOB: 121, DENNIS: 150}
     )
     state = play(at_selling(state, 3), (DENNIS, {"type": "end_turn"}))
-    assert ENGINE.result(state).winners == [DENNIS]
+    result = ENGINE.result(state)
+    assert result is not None and result.winners == [DENNIS]
 
 
 def test_final_assets_example_dennis_wins_with_87() -> None:

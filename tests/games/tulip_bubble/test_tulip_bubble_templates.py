@@ -207,4 +207,5 @@ def test_every_string_has_a_translation_with_the_same_placeholders(locale: str) 
         # Chinese has one plural form, which may leave out the count (%(num)s) it is chosen by.
         expected = sorted(set(placeholders.findall(singular)) - {"%(num)s"})
         for string in strings:
+            assert isinstance(string, str), singular
             assert sorted(set(placeholders.findall(string)) - {"%(num)s"}) == expected, singular
