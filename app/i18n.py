@@ -50,11 +50,23 @@ def translations(locale: str, game_package: str | None = None) -> NullTranslatio
     return merged or NullTranslations()
 
 
+_BY_TAG = {code.casefold(): code for code in LOCALES} | {
+    tag.casefold(): code for code, tag in HTML_LANG.items()
+}
+
+
+def named_locale(name: str | None) -> str | None:
+    """The locale a ``?lang=`` or cookie names, by its BCP 47 tag (``zh-Hant``) or our code
+    (``zh_Hant``), in any case; None for anything else."""
+    return _BY_TAG.get(name.strip().casefold()) if name else None
+
+
 def choose_locale(query: str | None, cookie: str | None, accept_language: str | None) -> str:
     """The locale asked for by ``?lang=``, else the cookie, else the browser's languages."""
     for explicit in (query, cookie):
-        if explicit in LOCALES:
-            return explicit
+        named = named_locale(explicit)
+        if named is not None:
+            return named
     for part in (accept_language or "").split(","):
         tag = part.split(";")[0].strip().lower()
         if not tag:

@@ -2,7 +2,9 @@
 
 Each catalogue covers one part of the code: the platform (``app/locale``) or one game
 (``app/games/<pkg>/locale``). This module extracts every translatable string of a part (N_/_ in
-Python, _/gettext/ngettext/trans in templates), reports what a catalogue lacks, and with
+Python, _/gettext/ngettext/pgettext/trans in templates, parsed with every extension the app's
+templates use, so a template it cannot read is an error, never skipped), reports what a catalogue
+lacks, and with
 ``--update`` adds missing entries — filling 简体中文 from 繁體中文 with OpenCC when it is installed
 (a dev dependency), so a translator only writes one Chinese text and reviews the other.
 """
@@ -21,7 +23,21 @@ from app.games.registry import ENGINES, package_of
 
 APP = Path(__file__).resolve().parent
 ROOT = APP.parent
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "NP_": (1, 2)}
+KEYWORDS = {
+    "_": None,
+    "gettext": None,
+    "ngettext": (1, 2),
+    "pgettext": ((1, "c"), 2),
+    "N_": None,
+    "NP_": (1, 2),
+}
+# The extensions the app's Jinja environment has (app.web.render.environment): a tag the extractor
+# does not know would make it skip the whole template; ``silent`` false makes that an error instead.
+TEMPLATE_OPTIONS = {
+    "extensions": "jinja2.ext.i18n,app.web.render:FragmentCache",
+    "trimmed": "false",
+    "silent": "false",
+}
 TRANSLATED_LOCALES = ("zh_Hant", "zh_Hans")
 
 
@@ -59,20 +75,23 @@ def parts() -> list[Part]:
     return found
 
 
-def extract(part: Part) -> dict[str, str | tuple[str, str]]:
-    """msgid -> msgid, or (singular, plural) for plural forms."""
-    messages: dict[str, str | tuple[str, str]] = {}
+Key = tuple[str, str | None]  # (msgid, context)
+
+
+def extract(part: Part) -> dict[Key, str | tuple[str, str]]:
+    """(msgid, context) -> msgid, or (singular, plural) for plural forms."""
+    messages: dict[Key, str | tuple[str, str]] = {}
     for path in part.sources:
         method = "jinja2.ext:babel_extract" if path.suffix == ".html" else "python"
-        options = {"extensions": "jinja2.ext.i18n", "trimmed": "false"} if path.suffix == ".html" else {}
-        for _line, message, _comments, _context in extract_from_file(
+        options = TEMPLATE_OPTIONS if path.suffix == ".html" else {}
+        for _line, message, _comments, context in extract_from_file(
             method, str(path), keywords=KEYWORDS, options=options
         ):
             if isinstance(message, tuple):
                 if message[0]:
-                    messages[message[0]] = (message[0], message[1])
+                    messages[(message[0], context)] = (message[0], message[1])
             elif message:
-                messages[message] = message
+                messages[(message, context)] = message
     return messages
 
 
@@ -87,8 +106,8 @@ def load(part: Part, locale: str) -> Catalog:
 def missing(part: Part, locale: str) -> list[str]:
     catalog = load(part, locale)
     gaps = []
-    for msgid, message in extract(part).items():
-        entry = catalog.get(message if isinstance(message, str) else message[0])
+    for (msgid, context), _message in extract(part).items():
+        entry = catalog.get(msgid, context=context)
         if entry is None or not entry.string or (isinstance(entry.string, tuple) and not all(entry.string)):
             gaps.append(msgid)
     return gaps
@@ -105,12 +124,11 @@ def update(part: Part) -> None:
     traditional = load(part, "zh_Hant")
     for locale in TRANSLATED_LOCALES:
         catalog = load(part, locale)
-        for message in messages.values():
-            key = message if isinstance(message, str) else message[0]
-            entry = catalog.get(key)
+        for (key, context), message in messages.items():
+            entry = catalog.get(key, context=context)
             if entry is not None and entry.string:
                 continue
-            source = traditional.get(key)
+            source = traditional.get(key, context=context)
             string: str | tuple[str, str] = "" if isinstance(message, str) else ("", "")
             if locale == "zh_Hans" and to_simplified and source is not None and source.string:
                 string = (
@@ -118,7 +136,7 @@ def update(part: Part) -> None:
                     if isinstance(source.string, str)
                     else tuple(to_simplified(s) for s in source.string)
                 )
-            catalog.add(message, string)
+            catalog.add(message, string, context=context)
         part.locale_dir.mkdir(parents=True, exist_ok=True)
         with (part.locale_dir / f"{locale}.po").open("wb") as handle:
             write_po(handle, catalog, width=0, omit_header=False, sort_output=False, ignore_obsolete=True)

@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from app.games.registry import ENGINES, package_of
-from app.i18n import LOCALE_COOKIE, LOCALES, format_message
+from app.i18n import LOCALE_COOKIE, format_message, named_locale
 from app.rooms import RoomError, RoomService
 from app.web.deps import get_locale, get_service
 from app.web.messages import error_query
@@ -37,7 +37,7 @@ def page(
 ) -> HTMLResponse:
     html = render_page(template, locale, game_id, request_path=request.url.path, games=ENGINES, **context)
     response = HTMLResponse(html, status_code=status_code)
-    if request.query_params.get("lang") in LOCALES:
+    if named_locale(request.query_params.get("lang")) is not None:
         response.set_cookie(LOCALE_COOKIE, locale, max_age=60 * 60 * 24 * 365, samesite="lax")
     return response
 

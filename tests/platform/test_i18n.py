@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
+from jinja2 import TemplateSyntaxError
 
 from app.config import Settings
-from app.i18n import choose_locale, format_message
-from app.i18n_catalogues import TRANSLATED_LOCALES, missing, parts
+from app.i18n import APP_DIR, choose_locale, format_message, translations
+from app.i18n_catalogues import TRANSLATED_LOCALES, Part, extract, missing, parts
 from app.web.app import create_app
+from app.web.render import environment
 
 
 @pytest.mark.parametrize("part", parts(), ids=lambda part: part.name)
@@ -29,12 +35,55 @@ def test_catalogue_is_complete(part: object, locale: str) -> None:
         (None, "zh_Hans", "zh-TW", "zh_Hans"),
         ("en", "zh_Hans", "zh-TW", "en"),
         ("klingon", None, "zh-TW", "zh_Hant"),
+        ("zh-Hant", None, "en", "zh_Hant"),
+        ("zh-hans", None, "zh-TW", "zh_Hans"),
+        ("ZH_HANT", None, None, "zh_Hant"),
+        (None, "zh-Hans", "zh-TW", "zh_Hans"),
     ],
 )
 def test_language_comes_from_query_then_cookie_then_browser(
     query: str | None, cookie: str | None, header: str | None, expected: str
 ) -> None:
     assert choose_locale(query, cookie, header) == expected
+
+
+def test_the_extractor_reads_templates_with_the_fragment_cache() -> None:
+    qe = next(part for part in parts() if part.name == "qe")
+    messages = extract(qe)
+    assert ("no companies yet", None) in messages  # inside {% cache %} in templates/games/qe/players.html
+    assert ("Winner", "auction") in messages  # a pgettext context is its own entry
+
+
+def test_the_extractor_fails_on_a_template_it_cannot_read(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.html"
+    broken.write_text('{% frobnicate %}{{ _("Hidden") }}{% endfrobnicate %}')
+    with pytest.raises(TemplateSyntaxError):
+        extract(Part("broken", (broken,), tmp_path))
+
+
+@pytest.mark.parametrize("locale", TRANSLATED_LOCALES)
+def test_no_game_catalogue_changes_a_platform_word(locale: str) -> None:
+    """A game's catalogue overlays the platform's on its pages: a msgid both hold must read the
+    same, or the platform's word (the trophy's "Winner") changes meaning on that game's pages."""
+    with (APP_DIR / "locale" / f"{locale}.po").open("rb") as handle:
+        platform = read_po(handle, locale=locale)
+    clashes = []
+    for path in sorted(APP_DIR.glob(f"games/*/locale/{locale}.po")):
+        with path.open("rb") as handle:
+            for message in read_po(handle, locale=locale):
+                ours = platform.get(message.id, context=message.context) if message.id else None
+                if ours is not None and ours.string != message.string:
+                    clashes.append((path.parent.parent.name, message.id, ours.string, message.string))
+    assert clashes == []
+
+
+def test_qe_buyer_column_and_the_trophy_keep_their_own_words() -> None:
+    assert translations("zh_Hant", "qe").gettext("Winner") == "勝者"
+    assert translations("zh_Hant", "qe").pgettext("auction", "Winner") == "得標者"
+    assert translations("zh_Hans", "qe").gettext("Winner") == "胜者"
+    assert translations("zh_Hans", "qe").pgettext("auction", "Winner") == "得标者"
+    trophy = environment("zh_Hans", "qe").get_template("platform/trophy.html").render()
+    assert 'aria-label="胜者"' in trophy
 
 
 def test_engine_messages_are_translated_with_names_filled_in() -> None:
@@ -50,3 +99,14 @@ def test_pages_follow_the_browser_and_the_switch(settings: Settings) -> None:
         switched = client.get("/?lang=zh_Hant")
         assert "開房間" in switched.text and switched.cookies.get("bourse_lang") == "zh_Hant"
         assert "開房間" in client.get("/").text  # the cookie sticks
+        standard = client.get("/?lang=zh-Hans")  # the BCP 47 tag, as the language links write it
+        assert "开房间" in standard.text and standard.cookies.get("bourse_lang") == "zh_Hans"
+        assert "开房间" in client.get("/").text
+
+
+def test_language_links_name_valid_tags(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client:
+        page = client.get("/?lang=en").text
+    tags = re.findall(r'hreflang="([^"]+)"', page)
+    assert sorted(tags) == ["zh-Hans", "zh-Hant"]
+    assert '?lang=zh-Hant"' in page
