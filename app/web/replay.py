@@ -28,6 +28,7 @@ from app.replay import (
     Replay,
     ReplayCache,
     parse_record,
+    redacted_record,
     replay_game,
 )
 from app.rooms import Conflict, RoomError, RoomService, RoomSnapshot
@@ -112,6 +113,11 @@ def replay_table(snapshot: RoomSnapshot, replay: Replay, step: int, seat: int | 
     )
 
 
+def replay_address(code: str, step: int, seat: int | None) -> str:
+    """The address of ``step`` as ``seat`` saw it: what the address bar shows while it is drawn."""
+    return f"/r/{code}/replay?step={step}" + ("" if seat is None else f"&seat={seat}")
+
+
 def frame_context(
     snapshot: RoomSnapshot, replay: Replay, step: int, seat: int | None, locale: str
 ) -> dict[str, Any]:
@@ -135,6 +141,7 @@ def frame_context(
     ]
     return {
         "code": snapshot.code,
+        "address": replay_address(snapshot.code, step, seat),
         "step": step,
         "last": replay.last_step,
         "seat": seat,
@@ -160,7 +167,8 @@ def replay_page(request: Request, room: PageRoom) -> Response:
     context = frame_context(snapshot, replay, step, seat, locale)
     if is_htmx(request) and not request.headers.get("hx-history-restore-request"):
         html = render_page("platform/replay_frame.html", locale, snapshot.game, **context)
-        return HTMLResponse(html)
+        # The address pushed is the step and seat drawn (a step past the end is the last one).
+        return HTMLResponse(html, headers={"HX-Push-Url": context["address"]})
     info = snapshot.engine.info
     return page(
         request,
@@ -169,6 +177,7 @@ def replay_page(request: Request, room: PageRoom) -> Response:
         game_id=info.id,
         info=info,
         has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
+        imported=snapshot.imported,
         **context,
     )
 
@@ -184,15 +193,26 @@ def room_record(service: RoomService, snapshot: RoomSnapshot) -> GameRecord:
 
 
 @router.get("/r/{code}/record.json")
-def record_download(room: PageRoom) -> Response:
-    """The game record of a finished game (never of one still played: the seed foretells every card)."""
+def record_download(request: Request, room: PageRoom) -> Response:
+    """The game record of a finished game (never of one still played: the seed foretells every card):
+    the full record if the table agreed to it at creation, else what this reader (their seat, or a
+    spectator) saw, as the replay shows them. The record says which it is."""
     code = room.code
     snapshot = finished_room(room.service, code)
     record = room_record(room.service, snapshot)
-    result = snapshot.result.to_json() if snapshot.result is not None else None
+    assert snapshot.result is not None
+    result = snapshot.result.to_json()
+    if snapshot.full_record:
+        body = record.to_json(result, imported=snapshot.imported)
+    else:
+        replay = room_replay(room.service, replay_cache(request), snapshot)
+        body = redacted_record(record, replay, room.seat, result, imported=snapshot.imported)
     return JSONResponse(
-        record.to_json(result),
-        headers={"Content-Disposition": f'attachment; filename="bourse-{snapshot.game}-{code}.json"'},
+        body,
+        headers={
+            "Content-Disposition": f'attachment; filename="bourse-{snapshot.game}-{code}.json"',
+            "Cache-Control": "no-store",  # what it holds depends on the reader's seat cookie
+        },
     )
 
 

@@ -1,5 +1,8 @@
 // The replay's keys: ← and → step back and forth, Home and End go to the first and last move (the
 // links do the same without this script). Keys typed into a field, or with a modifier, are left alone.
+// The address bar is always the step and seat drawn: each htmx step pushes the server's own address
+// for it (HX-Push-Url), and a page opened at another (no step, a step past the end) is replaced by it,
+// so Reload, Back and a copied link show what was on the screen.
 (function () {
   "use strict";
   var keys = { ArrowLeft: "replay-prev", ArrowRight: "replay-next", Home: "replay-first", End: "replay-last" };
@@ -12,4 +15,13 @@
     event.preventDefault();
     link.click();
   });
+  function settleAddress() {
+    var frame = document.getElementById("replay-frame");
+    var address = frame && frame.getAttribute("data-address");
+    if (address && location.pathname + location.search !== address) {
+      history.replaceState(history.state, "", address + location.hash);
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", settleAddress);
+  else settleAddress();
 })();
