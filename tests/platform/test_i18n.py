@@ -110,3 +110,34 @@ def test_language_links_name_valid_tags(settings: Settings) -> None:
     tags = re.findall(r'hreflang="([^"]+)"', page)
     assert sorted(tags) == ["zh-Hans", "zh-Hant"]
     assert '?lang=zh-Hant"' in page
+
+
+# Taiwanese wording a character conversion leaves in 简体中文, with what the mainland writes instead.
+TAIWANESE_IN_SIMPLIFIED = {
+    "平手": "打平 / 并列 / 相同",
+    "依序": "依次",
+    "代打": "托管",
+    "范例": "示例",
+    "接著": "接着",
+    "千分位": "千位分隔符",
+    "拍得": "得标 (Q.E.'s own word)",
+    "成交价": "得标价格 (Q.E.'s own word)",
+}
+
+
+@pytest.mark.parametrize("part", parts(), ids=lambda part: part.name)
+def test_simplified_chinese_is_written_the_mainland_way(part: Part) -> None:
+    with (part.locale_dir / "zh_Hans.po").open("rb") as handle:
+        catalog = read_po(handle, locale="zh_Hans")
+    found = []
+    for message in catalog:
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        found += [(word, text) for text in strings for word in TAIWANESE_IN_SIMPLIFIED if word in text]
+    assert found == []
+
+
+def test_qe_uses_the_editions_words_in_both_scripts() -> None:
+    for locale, peek, won in (("zh_Hant", "看得標價格", "得標"), ("zh_Hans", "看得标价格", "得标")):
+        catalogue = translations(locale, "qe")
+        assert catalogue.gettext("Peek at the winning amount") == peek
+        assert won in catalogue.gettext("{seat} won {country} {industry} for {amount}.")
