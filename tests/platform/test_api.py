@@ -12,6 +12,7 @@ from app.config import Settings
 from app.games.base import random_legal_action
 from app.games.registry import ENGINES
 from app.web.app import create_app
+from app.web.live import LiveRooms
 
 BIG = 10000000000000000000001
 
@@ -150,14 +151,16 @@ def test_bots_fill_and_finish_a_game(settings: Settings) -> None:
         assert (
             client.post(f"/api/rooms/{code}/bots", json={"seat": 0}, headers=auth(token)).status_code == 200
         )
+        live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        assert client.portal is not None  # inside `with TestClient(...)`
         for _ in range(500):
             if client.get(f"/api/rooms/{code}").json()["status"] == "finished":
                 break
-            client.portal.call(client.app.state.live.idle)  # type: ignore[attr-defined]
+            client.portal.call(live.idle)
         assert client.get(f"/api/rooms/{code}").json()["status"] == "finished"
 
 
 def test_the_app_creates_its_database_folder(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'fresh' / 'data' / 'bourse.db'}"
-    with TestClient(create_app(Settings(BOURSE_DATABASE_URL=url))) as client:  # type: ignore[call-arg]
+    with TestClient(create_app(Settings(BOURSE_DATABASE_URL=url))) as client:
         assert client.get("/healthz").json() == {"status": "ok"}

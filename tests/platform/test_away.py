@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.web.app import create_app
+from app.web.live import LiveRooms
 from tests.platform.test_api import auth
 from tests.platform.test_live_sync import received
 
@@ -19,7 +20,7 @@ LONG_GRACE = 30.0  # for the test that must stay inside it
 
 
 def app_client(database_url: str, grace: float) -> TestClient:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_AWAY_GRACE=grace, BOURSE_CLOCK_TICK=0.05
     )
     return TestClient(create_app(settings))
@@ -50,7 +51,7 @@ def hand_bob_to_a_bot(client: TestClient, code: str, ann: str) -> int:
 
 
 def bob_seat(client: TestClient, code: str) -> dict[str, object]:
-    return client.get(f"/api/rooms/{code}").json()["seats"][1]  # type: ignore[no-any-return]
+    return client.get(f"/api/rooms/{code}").json()["seats"][1]
 
 
 def test_the_host_cannot_hand_a_connected_or_briefly_disconnected_seat_to_a_bot(
@@ -128,6 +129,8 @@ def test_the_end_screen_marks_seats_a_bot_played(client: TestClient, toy_game: s
     code, ann, bob = started(client, toy_game)
     time.sleep(GRACE + 0.1)
     assert hand_bob_to_a_bot(client, code, ann) == 200
+    live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+    assert client.portal is not None  # inside `with TestClient(...)`
     for _ in range(20):
         room = client.get(f"/api/rooms/{code}", headers=auth(ann)).json()
         if room["status"] == "finished":
@@ -138,7 +141,7 @@ def test_the_end_screen_marks_seats_a_bot_played(client: TestClient, toy_game: s
                 json={"version": room["version"], "action": {"type": "pick", "number": 3}},
                 headers=auth(ann),
             )
-        client.portal.call(client.app.state.live.idle)  # type: ignore[attr-defined]
+        client.portal.call(live.idle)
     room = client.get(f"/api/rooms/{code}").json()
     assert room["status"] == "finished"
     assert room["seats"][1]["bot_turns"] == 3 and room["seats"][0]["bot_turns"] == 0

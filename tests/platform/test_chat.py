@@ -21,9 +21,7 @@ from tests.platform.test_live_sync import received
 
 
 def app_client(database_url: str, rate: str = "off") -> TestClient:
-    settings = Settings(  # type: ignore[call-arg]
-        BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_RATE_CHAT=rate
-    )
+    settings = Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_RATE_CHAT=rate)
     return TestClient(create_app(settings))
 
 

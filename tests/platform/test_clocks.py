@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.db import Database
-from app.rooms import TIMED_OUT, RoomError, RoomService, wallclock
+from app.rooms import TIMED_OUT, RoomError, RoomService, RoomSnapshot, SeatInfo, wallclock
 from app.web.app import create_app
 from tests.platform.test_api import auth
 
@@ -30,6 +30,13 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += int(seconds * 1000)
+
+
+def seat_of(room: RoomSnapshot, seat: int) -> SeatInfo:
+    """The room's seat ``seat``, which every room here has."""
+    info = room.seat(seat)
+    assert info is not None, seat
+    return info
 
 
 @pytest.fixture
@@ -61,8 +68,9 @@ def test_every_seat_of_a_simultaneous_choice_gets_its_own_clock(
     clock.advance(10)
     service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})
     after = service.load(code)
-    assert after.seat(1).deadline is None  # it has decided: no clock
-    assert after.seat(0).deadline == after.seat(2).deadline == room.seat(0).deadline  # theirs run on
+    assert seat_of(after, 1).deadline is None  # it has decided: no clock
+    running = seat_of(room, 0).deadline
+    assert seat_of(after, 0).deadline == seat_of(after, 2).deadline == running  # theirs run on
 
 
 def test_a_clock_running_out_makes_exactly_one_decision_for_exactly_that_seat_once(
@@ -73,7 +81,7 @@ def test_a_clock_running_out_makes_exactly_one_decision_for_exactly_that_seat_on
     service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})  # seat 1 decides in time
     clock.advance(CLOCK - 1)
     assert service.turns.due_deadlines(clock.now) == []
-    assert service.turns.time_out(code, 0, service.load(code).seat(0).legal_version) is None  # not yet
+    assert service.turns.time_out(code, 0, seat_of(service.load(code), 0).legal_version) is None  # not yet
     clock.advance(1)
     due = service.turns.due_deadlines(clock.now)
     assert sorted(seat for _, seat, _ in due) == [0, 2]
@@ -86,8 +94,8 @@ def test_a_clock_running_out_makes_exactly_one_decision_for_exactly_that_seat_on
     assert [seat for seat, _ in service.records.action_log(code)] == [1, 0]  # seat 0's one decision
     assert after.to_act() == [2]  # seat 2's clock is its own: it still waits
     assert [e["params"]["seat"] for e in timeouts_logged(service, code)] == [{"seat": 0}]
-    assert after.seat(0).timeouts == 1 and after.seat(0).bot_turns == 1
-    assert after.seat(2).bot_turns == 0
+    assert seat_of(after, 0).timeouts == 1 and seat_of(after, 0).bot_turns == 1
+    assert seat_of(after, 2).bot_turns == 0
 
 
 def test_a_late_timer_for_a_decision_already_made_does_nothing(
@@ -95,7 +103,7 @@ def test_a_late_timer_for_a_decision_already_made_does_nothing(
 ) -> None:
     code = clocked_room(service, toy_game)
     room = service.load(code)
-    decision = room.seat(0).legal_version
+    decision = seat_of(room, 0).legal_version
     clock.advance(CLOCK + 5)  # the clock ran out, but the player's move arrives first
     service.turns.act(code, 0, room.version, {"type": "pick", "number": 3})
     assert service.turns.time_out(code, 0, decision) is None
@@ -110,13 +118,13 @@ def test_a_restart_in_the_middle_of_a_countdown_neither_loses_nor_resets_the_dea
     upgrade_to_head(database_url)
     first = Database(database_url)
     code = clocked_room(RoomService(first), toy_game)
-    deadline = RoomService(first).load(code).seat(0).deadline
+    deadline = seat_of(RoomService(first).load(code), 0).deadline
     first.dispose()  # the process dies mid-countdown
     clock.advance(CLOCK / 2)
     second = Database(database_url)
     try:
         restarted = RoomService(second)
-        assert restarted.load(code).seat(0).deadline == deadline  # not reset by the restart
+        assert seat_of(restarted.load(code), 0).deadline == deadline  # not reset by the restart
         assert restarted.turns.due_deadlines(clock.now) == []
         clock.advance(CLOCK / 2)
         due = restarted.turns.due_deadlines(clock.now)
@@ -139,13 +147,13 @@ def test_an_away_seat_that_times_out_twice_in_a_row_is_handed_to_a_bot(
     for round_ in (1, 2):
         room = service.load(code)
         clock.advance(CLOCK)
-        assert service.turns.time_out(code, 0, room.seat(0).legal_version, away=True) is not None
+        assert service.turns.time_out(code, 0, seat_of(room, 0).legal_version, away=True) is not None
         room = service.load(code)
         if round_ == 1:
-            assert not room.seat(0).bot_controlled  # once is not yet
+            assert not seat_of(room, 0).bot_controlled  # once is not yet
             service.turns.act(code, 1, room.version, {"type": "pick", "number": 1})
     after = service.load(code)
-    assert after.seat(0).bot_controlled and after.seat(0).deadline is None
+    assert seat_of(after, 0).bot_controlled and seat_of(after, 0).deadline is None
     assert any("away for two timeouts" in event["text"] for event in after.events)
 
 
@@ -156,11 +164,11 @@ def test_a_player_who_is_still_here_is_not_handed_to_a_bot_by_timeouts(
     for _ in range(2):
         room = service.load(code)
         clock.advance(CLOCK)
-        assert service.turns.time_out(code, 0, room.seat(0).legal_version, away=False) is not None
+        assert service.turns.time_out(code, 0, seat_of(room, 0).legal_version, away=False) is not None
         room = service.load(code)
         service.turns.act(code, 1, room.version, {"type": "pick", "number": 1})
-    assert not service.load(code).seat(0).bot_controlled
-    assert service.load(code).seat(0).timeouts == 2
+    assert not seat_of(service.load(code), 0).bot_controlled
+    assert seat_of(service.load(code), 0).timeouts == 2
 
 
 def test_rooms_without_a_clock_have_no_deadlines(service: RoomService, toy_game: str) -> None:
@@ -193,7 +201,7 @@ def test_a_clock_is_off_unless_chosen_and_must_be_a_preset(settings: Settings, t
 def test_the_timer_lets_the_bot_decide_and_every_page_shows_the_deadline(
     database_url: str, toy_game: str
 ) -> None:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         BOURSE_DATABASE_URL=database_url,
         BOURSE_BOT_DELAY=0,
         BOURSE_CLOCK_PRESETS="1,600",
@@ -247,16 +255,16 @@ def test_handing_a_seat_to_a_bot_and_taking_it_back_keeps_its_deadline(
 ) -> None:
     """The host could reset their own clock forever by handing their seat to a bot and back."""
     code = clocked_room(service, toy_game, players=3)
-    deadline = service.load(code).seat(0).deadline
+    deadline = seat_of(service.load(code), 0).deadline
     assert deadline == clock.now + CLOCK * 1000
     clock.advance(20)
     service.seats.set_bot_control(code, 0, 0, True)  # the host may always hand their own seat over
     assert service.turns.due_deadlines(clock.now + CLOCK * 1000) == [
-        (code, seat, service.load(code).seat(seat).legal_version) for seat in (1, 2)
+        (code, seat, seat_of(service.load(code), seat).legal_version) for seat in (1, 2)
     ]  # a seat its bot plays has no clock that runs out
     room = service.load(code)
     service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})  # the table moves on meanwhile
     service.seats.set_bot_control(code, 0, 0, False)
-    assert service.load(code).seat(0).deadline == deadline  # the same decision, the same clock
+    assert seat_of(service.load(code), 0).deadline == deadline  # the same decision, the same clock
     clock.advance(CLOCK - 20)
     assert [seat for _, seat, _ in service.turns.due_deadlines()] == [0, 2]

@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import random
 from html.parser import HTMLParser
-from typing import Any
 
 import anyio
 import pytest
@@ -97,11 +96,12 @@ class TabPage:
 
 def received(socket: WebSocketTestSession) -> list[str]:
     """Every message pushed to this tab so far (once every tab's outbox has been sent)."""
-    socket.portal.call(socket.app.state.live.idle)  # type: ignore[attr-defined]
-    texts = []
+    live: LiveRooms = socket.app.state.live  # type: ignore[attr-defined]
+    socket.portal.call(live.idle)
+    texts: list[str] = []
     while True:
         try:
-            message: dict[str, Any] = socket.portal.call(socket._send_rx.receive_nowait)  # noqa: SLF001
+            message = socket.portal.call(socket._send_rx.receive_nowait)  # noqa: SLF001
         except anyio.WouldBlock:
             return texts
         texts.append(message.get("text", ""))
@@ -128,6 +128,7 @@ def test_tabs_that_follow_every_push_show_the_fresh_page(settings: Settings, gam
     info = ENGINES[game].info
     with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
         live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        assert client.portal is not None  # inside `with TestClient(...)`
         created = client.post(
             "/api/rooms", json={"game": game, "players": info.max_players, "name": "Ann"}
         ).json()
@@ -162,6 +163,7 @@ def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings
     """Publishes of one room started at once (bots moving, people acting, tabs opening) are ordered."""
     with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
         live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        assert client.portal is not None  # inside `with TestClient(...)`
         code, token = started_bot_room(client, "qe", 5)
         tab = stack.enter_context(
             client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={token}"})
@@ -217,6 +219,7 @@ def test_an_action_renders_each_changed_region_once_per_distinct_input(settings:
     """Five spectators cost one rendering; an unchanged region is not rendered again."""
     with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
         live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        assert client.portal is not None  # inside `with TestClient(...)`
         code, token = started_bot_room(client, "tulip-bubble", 3)
         client.portal.call(live.idle)  # the bots have played up to Ann's turn
         spectators = [stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}")) for _ in range(5)]

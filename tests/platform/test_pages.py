@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,9 +19,9 @@ RULES_BLOCKS = 5  # paragraphs or list items: the least that explains how to pla
 
 
 @pytest.fixture
-def client(settings: Settings) -> TestClient:
+def client(settings: Settings) -> Iterator[TestClient]:
     with TestClient(create_app(settings)) as client:
-        yield client  # type: ignore[misc]
+        yield client
 
 
 @pytest.mark.parametrize("locale", ["en", "zh_Hant", "zh_Hans"])

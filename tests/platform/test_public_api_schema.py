@@ -11,6 +11,7 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, given
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
@@ -21,6 +22,7 @@ from schemathesis.specs.openapi.checks import (
 
 from app.config import Settings
 from app.web.app import create_app
+from app.web.live import LiveRooms
 from tests.platform.test_api import auth, new_qe_room
 
 CHECKS = [
@@ -49,6 +51,7 @@ def test_the_api_answers_what_its_schema_says(settings: Settings) -> None:
     failures: list[str] = []
     runs = 0
     for result in schema.get_all_operations():
+        assert isinstance(result, Ok), result.err()
         operation = result.ok()
         for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE):
             for room in rooms:
@@ -103,7 +106,9 @@ def test_taking_back_a_seat_no_bot_plays_changes_nothing(settings: Settings) -> 
         assert answer.status_code == 200 and answer.json()["version"] == before
         handed = client.post(f"/api/rooms/{code}/bots", json={"seat": 1}, headers=auth(tokens[0]))
         assert handed.json()["version"] > before
-        client.portal.call(client.app.state.live.idle)  # type: ignore[attr-defined]  # its bot may move
+        live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        assert client.portal is not None  # inside `with TestClient(...)`
+        client.portal.call(live.idle)  # its bot may move
         settled = client.get(f"/api/rooms/{code}").json()["version"]
         again = client.post(f"/api/rooms/{code}/bots", json={"seat": 1}, headers=auth(tokens[0]))
         assert again.json()["version"] == settled  # already a bot's: no change either

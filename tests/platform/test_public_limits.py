@@ -22,6 +22,7 @@ from app.config import Settings, parse_rate
 from app.rooms import CODE_ALPHABET, NotFound, RoomService, new_code, normalised_action
 from app.web.app import create_app
 from app.web.limits import Limits, TokenBuckets, classify, client_key
+from app.web.live import LiveRooms
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import free_port, start_server
 
@@ -310,7 +311,8 @@ def test_an_untrusted_proxy_is_reported_once(settings: Settings, caplog: pytest.
 
 def test_nothing_is_kept_per_room_once_its_bots_and_tabs_are_done(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
-        live = client.app.state.live  # type: ignore[attr-defined]
+        live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+        assert client.portal is not None  # inside `with TestClient(...)`
         for _ in range(3):
             created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
             code, token = created["code"], created["token"]
