@@ -35,6 +35,8 @@ class Room(SQLModel, table=True):
     version: int = 0
     next_code: str | None = Field(default=None, max_length=32)
     clock: int = 0  # seconds each decision may take (0: no clock)
+    full_record: bool = False  # the table agreed that the finished game's record holds every secret
+    imported: bool = False  # made from an uploaded record: its names and moves are the record's claims
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -4,10 +4,15 @@ Nothing is stored twice: a replay is computed from the action log with the game'
 18xx's viewer does) and kept in a bounded cache (``ReplayCache``), so stepping back and forth through
 a long game costs one parse of one step's state, not a replay of the whole log per request.
 
-A *game record* is the portable form of a finished game: its game, options, seed, seats (names,
-played by a bot or not) and actions. ``parse_record`` checks one from outside (an upload) and replays
-it, refusing anything that is not a whole, legal game of a known game; ``app.rooms`` then stores it as
-a new finished room. This module does no I/O.
+A *game record* is the portable form of a finished game. A **full** record holds its game, options,
+seed, seats (names, played by a bot or not) and every action: every secret, so a room gives it only if
+its table agreed at creation. A **redacted** record (``redacted_record``) holds what one reader saw,
+as the replay shows that reader: the seats, the result, and per move who made it, the move itself only
+if it was the reader's own, and the log lines the reader could read; no seed (it foretells every hidden
+card). ``parse_record`` checks one from outside (an upload) and replays it, refusing anything that is
+not a whole, legal game of a known game; a redacted record cannot be replayed (it lacks the secrets the
+engine needs), so only full records are imported. ``app.rooms`` then stores it as a new finished room,
+marked imported. This module does no I/O.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ Event = dict[str, Any]
 
 RECORD_FORMAT = "bourse-game-record"
 RECORD_VERSION = 1
+FULL = "full"  # a record's ``record`` field: every move (a record without the field is a full one)
+REDACTED = "redacted"  # what one reader saw
 RECORD_MAX_BYTES = 64 * 1024  # a five-player game's record is under 10 KB (and a request body at most 64 KB)
 RECORD_MAX_ACTIONS = 5000  # the longest bot games take a few hundred
 SEED_MAX_DIGITS = 40  # what a room stores
@@ -136,10 +143,12 @@ class GameRecord:
     seats: tuple[RecordSeat, ...]
     actions: tuple[tuple[int, Action], ...]
 
-    def to_json(self, result: dict[str, Any] | None = None) -> dict[str, Any]:
+    def to_json(self, result: dict[str, Any] | None = None, imported: bool = False) -> dict[str, Any]:
         record: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
+            "record": FULL,
+            "imported": imported,
             "game": self.game,
             "options": self.options,
             "seed": self.seed,
@@ -149,6 +158,39 @@ class GameRecord:
         if result is not None:
             record["result"] = result
         return record
+
+
+def redacted_record(
+    record: GameRecord, replay: Replay, reader: int | None, result: dict[str, Any], imported: bool = False
+) -> dict[str, Any]:
+    """What ``reader`` (a seat, ``None`` for a spectator) saw of the finished game ``record``: its
+    game, options, seats and result, the setup's log lines, and per move the seat that made it, the
+    move itself only if it was the reader's, and the log lines it added that the reader could read."""
+    moves = []
+    for step, (seat, action) in enumerate(replay.actions, start=1):
+        move: dict[str, Any] = {"seat": seat}
+        if seat == reader:
+            move["action"] = action
+        move["log"] = [_log_line(event) for event in replay.step_events(step, reader)]
+        moves.append(move)
+    return {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "record": REDACTED,
+        "seen_by": reader,
+        "imported": imported,
+        "game": record.game,
+        "options": record.options,
+        "seats": [{"name": seat.name, "bot": seat.bot} for seat in record.seats],
+        "opening": [_log_line(event) for event in replay.step_events(0, reader)],
+        "moves": moves,
+        "result": result,
+    }
+
+
+def _log_line(event: Event) -> Event:
+    """A game-log event as a record gives it: its text and params (not whom else it was for)."""
+    return {key: event[key] for key in ("text", "plural", "params") if key in event}
 
 
 def parse_record(raw: bytes | str, engines: dict[str, Engine]) -> tuple[GameRecord, Replay]:
@@ -163,10 +205,7 @@ def parse_record(raw: bytes | str, engines: dict[str, Engine]) -> tuple[GameReco
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as bad:
         raise Unprocessable(N_("This file is not a game record.")) from bad
-    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
-        raise Unprocessable(N_("This file is not a game record."))
-    if data.get("version") != RECORD_VERSION:
-        raise Unprocessable(N_("This game record comes from another version of Bourse."))
+    _check_full_record(data)
     game = data.get("game")
     engine = engines.get(game) if isinstance(game, str) else None
     if engine is None or not isinstance(game, str):
@@ -188,6 +227,21 @@ def parse_record(raw: bytes | str, engines: dict[str, Engine]) -> tuple[GameReco
     if claimed is not None and claimed != result.to_json():
         raise Unprocessable(N_("The record's result does not match its moves."))
     return GameRecord(game, options, seed, seats, actions), replay
+
+
+def _check_full_record(data: Any) -> None:
+    """A full game record of this version of Bourse (a redacted one cannot be replayed: it lacks the
+    moves the reader did not see)."""
+    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
+        raise Unprocessable(N_("This file is not a game record."))
+    if data.get("version") != RECORD_VERSION:
+        raise Unprocessable(N_("This game record comes from another version of Bourse."))
+    if data.get("record", FULL) == REDACTED:
+        raise Unprocessable(
+            N_("This record holds only what one reader saw: only a full record can be imported.")
+        )
+    if data.get("record", FULL) != FULL:
+        raise Unprocessable(N_("This file is not a game record."))
 
 
 def _nesting(raw: bytes | str) -> int:

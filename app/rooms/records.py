@@ -103,6 +103,7 @@ class Records:
                 options=room.options,
                 seed=str(secrets.randbits(62)),
                 clock=room.clock,
+                full_record=room.full_record,
             )
             session.add(fresh)
             session.flush()
@@ -186,7 +187,8 @@ class Records:
         final: State,
     ) -> str:
         """Store a game replayed from a record (``app.replay.parse_record`` checked it) as a new
-        finished room with no host and no seat tokens: it can be watched and replayed. Returns its code."""
+        finished room with no host and no seat tokens, marked imported: it can be watched and replayed.
+        Only a full record can be imported, so its record stays full. Returns its code."""
         engine = self.writer.engines[game]
         status = "finished" if engine.result(final) is not None else "playing"
         assert status == "finished", "only whole games are imported"
@@ -203,6 +205,8 @@ class Records:
                 opening_events=dumps(opening_events),
                 event_count=len(opening_events) + sum(len(events) for _, _, events in log),
                 version=1 + len(log),
+                full_record=True,
+                imported=True,
             )
             session.add(room)
             session.flush()

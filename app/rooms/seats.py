@@ -142,7 +142,10 @@ class Seats:
                 session.add(later)
                 session.flush()
 
-    def start(self, code: str, actor: int | None) -> None:
+    def start(self, code: str, actor: int | None, without: AbstractSet[int] = frozenset()) -> None:
+        """Start the game. ``without``: people's seats whose players are not back yet (a room set up
+        by "Play again"): their bots play for them from the first move until they take their seats
+        back, and their clock starts then."""
         with self.writer.editing(code) as edit:
             room, seats = edit.room, edit.seats
             require_host(seats, actor)
@@ -154,13 +157,17 @@ class Seats:
                     taken=len(seats),
                     players=room.players,
                 )
+            for seat in seats:
+                if seat.seat in without and not seat.is_bot and not seat.is_host:
+                    seat.bot_controlled = True
+                    edit.session.add(seat)
             engine = self.writer.engines[room.game]
             state = engine.setup(room.players, json.loads(room.options), int(room.seed))
             room.status = "finished" if engine.result(state) else "playing"
             if room.clock and room.status == "playing":
                 waited_for = set(engine.to_act(state))
                 for seat in seats:
-                    if seat.seat in waited_for and not seat.is_bot:
+                    if seat.seat in waited_for and not seat.is_bot and not seat.bot_controlled:
                         seat.deadline = wallclock.now_ms() + room.clock * 1000
                         edit.session.add(seat)
             room.state = dumps({**state, "events": []})

@@ -58,6 +58,8 @@ class RoomSnapshot:
     seat_of_token: dict[str, int] = field(default_factory=dict, repr=False)  # by token hash
     bot_strengths: dict[int, str] = field(default_factory=dict, repr=False)  # bot seats: easy | normal
     clock: int = 0  # seconds per decision (0: no clock)
+    full_record: bool = False  # the table agreed: once over, anyone's record holds every secret
+    imported: bool = False  # made from an uploaded record
     _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     @property

@@ -278,6 +278,8 @@ class RoomWriter:
             recent_events=tuple(recent[-RECENT_EVENTS:]),
             load_events=self._events_of,
             clock=room.clock,
+            full_record=room.full_record,
+            imported=room.imported,
         )
 
     def _events_of(self, room_id: int, actions: int) -> list[Event]:
@@ -338,6 +340,8 @@ def _advanced(
         seat_of_token=room.seat_of_token,
         bot_strengths=room.bot_strengths,
         clock=room.clock,
+        full_record=room.full_record,
+        imported=room.imported,
     )
     changed = [
         other.seat

@@ -130,6 +130,11 @@ class CreateRoomBody(BaseModel):
         description="Seconds each decision may take, then a bot makes it: 0 (no clock, the default) "
         "or one of the server's presets (by default 30, 120, 600 and 86400).",
     )
+    full_record: bool = Field(
+        False,
+        description="The table agrees that once the game is over anyone may download its full record, "
+        "every secret included (otherwise each reader's record holds what that reader saw)",
+    )
 
 
 class JoinBody(BaseModel):
@@ -256,6 +261,8 @@ class Room(BaseModel):
     players: int
     you: int | None = Field(description="Your seat, null for a spectator")
     clock: int = Field(description="Seconds per decision, 0 for none")
+    full_record: bool = Field(description="The table agreed: the finished game's record holds every secret")
+    imported: bool = Field(description="Made from an uploaded record: its names and moves are the record's")
     seats: list[SeatState]
     to_act: list[int] = Field(description="The seats the game waits for")
     view: dict[str, Any] | None = Field(
@@ -321,6 +328,8 @@ def room_json(
         "players": snapshot.players,
         "you": seat,
         "clock": snapshot.clock,
+        "full_record": snapshot.full_record,
+        "imported": snapshot.imported,
         "seats": [
             {
                 "seat": s.seat,
@@ -384,6 +393,7 @@ async def create_room(
         body.options,
         body.name,
         chosen_clock(settings, body.clock),
+        body.full_record,
     )
     base = _base(request)
     resume = resume_url(base, code, token) if token else None

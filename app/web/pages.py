@@ -284,7 +284,13 @@ async def host(request: Request, room: PageRoom, operation: str) -> Response:
     token: str | None = None
     new_code: str | None = None
     if operation == "start":
-        await run_in_threadpool(service.seats.start, code, seat)
+        # "Start without …": the seats named whose players are still not back (none may be skipped
+        # who is here), played by their bots until they take them back.
+        without = {
+            int(n) for n in form.getlist("without") if isinstance(n, str) and n.isdigit() and len(n) < 4
+        }
+        without -= room.live.connected(code)
+        await run_in_threadpool(service.seats.start, code, seat, without)
     elif operation == "bot":
         await run_in_threadpool(service.seats.add_bot, code, seat, False, form.get("strength", "normal"))
     elif operation == "fill":

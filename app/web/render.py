@@ -31,7 +31,17 @@ from markupsafe import Markup, escape
 
 from app.games.base import Engine, State, visible_events
 from app.games.registry import package_of
-from app.i18n import HTML_LANG, LOCALE_NAMES, LOCALES, format_event, format_message, join_list, translations
+from app.i18n import (
+    HTML_LANG,
+    LOCALE_NAMES,
+    LOCALES,
+    format_event,
+    format_message,
+    join_list,
+    person_name,
+    translations,
+)
+from app.rooms.writer import TIMED_OUT
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
@@ -188,6 +198,11 @@ def seat_context(
     if legal is None:
         legal = engine.legal_actions(core, seat) if core is not None and seat is not None else []
     if table.status != "playing":
+    if any(player.get("is_bot") for player in table.players):  # bots' names in the reader's language
+        bots = [
+            {**p, "name": person_name(locale, p["name"])} if p.get("is_bot") else p for p in table.players
+        ]
+        table = replace(table, players=bots)
         legal = []
     names = tuple(player["name"] for player in table.players)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,9 +26,12 @@ def client(settings: Settings) -> Iterator[TestClient]:
         yield test_client
 
 
-def bot_game(service: RoomService, game: str, players: int) -> tuple[str, list[State]]:
-    """A room of bots played to the end; the state the room had after each action (0: the setup)."""
-    code, _, _ = service.seats.create_room(game, players, {}, None)
+def bot_game(
+    service: RoomService, game: str, players: int, full_record: bool = True
+) -> tuple[str, list[State]]:
+    """A room of bots played to the end; the state the room had after each action (0: the setup).
+    ``full_record``: its table agreed that its record holds every move."""
+    code, _, _ = service.seats.create_room(game, players, {}, None, full_record=full_record)
     service.seats.add_bot(code, None, fill=True)
     service.seats.start(code, None)
     states = [service.load(code).core]
@@ -237,3 +241,76 @@ def test_the_replay_log_shows_the_platforms_lines_too(
     texts = [event["text"] for event in replay.events_upto(len(replay.states) - 1)]
     assert texts.count(TIMED_OUT) == 3
     assert texts == [event["text"] for event in snapshot.events]
+
+
+def person_and_bots_game(service: RoomService, game: str, players: int) -> tuple[str, str]:
+    """A room where Ann (seat 0, the returned token) plays with bots to the end, no full record agreed."""
+    code, _, token = service.seats.create_room(game, players, {}, "Ann")
+    assert token is not None
+    service.seats.add_bot(code, 0, fill=True)
+    service.seats.start(code, 0)
+    rng = random.Random(7)
+    while (room := service.load(code)).status == "playing":
+        if 0 in room.to_act():
+            assert room.core is not None
+            action = room.engine.bot_action(room.core, 0, rng)
+            service.turns.act(code, 0, room.version, action)
+        else:
+            service.turns.bot_step(code)
+    return code, token
+
+
+def test_a_record_holds_what_its_reader_saw_unless_the_table_agreed_to_a_full_one(client: TestClient) -> None:
+    """A finished Q.E. game's record gave every losing sealed bid to anyone with the link."""
+    service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+    code, ann = person_and_bots_game(service, "qe", 3)
+    spectators = record_of(client, code)
+    assert spectators["record"] == "redacted" and spectators["seen_by"] is None
+    assert "seed" not in spectators and "actions" not in spectators
+    assert all(set(move) == {"seat", "log"} for move in spectators["moves"])
+    assert spectators["result"] == service.load(code).result.to_json()  # type: ignore[union-attr]
+    secret_lines = {"You bid {amount} in secret.", "{seat} bid {amount} (you see every bid as auctioneer)."}
+    assert not any(line["text"] in secret_lines for move in spectators["moves"] for line in move["log"])
+    with TestClient(client.app, cookies={f"bourse_seat_{code}": ann}) as seated:
+        anns = record_of(seated, code)
+    assert anns["record"] == "redacted" and anns["seen_by"] == 0
+    own = [move for move in anns["moves"] if move["seat"] == 0]
+    assert own and all("action" in move for move in own)
+    assert all("action" not in move for move in anns["moves"] if move["seat"] != 0)
+    assert any(line["text"] == "You bid {amount} in secret." for move in own for line in move["log"])
+    refused = client.post("/rooms/import", json=anns)
+    assert refused.status_code == 422
+    assert refused.json() == {
+        "detail": "This record holds only what one reader saw: only a full record can be imported."
+    }
+
+
+def test_a_full_record_is_given_once_the_game_is_over_if_the_table_agreed(client: TestClient) -> None:
+    service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+    created = client.post("/api/rooms", json={"game": "qe", "players": 3, "name": "Ann", "full_record": True})
+    assert client.get(f"/api/rooms/{created.json()['code']}").json()["full_record"] is True
+    assert client.get(f"/r/{created.json()['code']}/record.json").status_code == 409  # not over
+    form = client.post("/rooms", data={"game": "qe", "players": "3", "name": "Ann", "full_record": "on"})
+    assert service.load(form.url.path.rsplit("/", 1)[1]).full_record
+    code, _ = bot_game(service, "qe", 3, full_record=True)
+    record = record_of(client, code)
+    assert record["record"] == "full" and record["imported"] is False and "seed" in record
+    assert client.post("/rooms/import", json=record).status_code == 201
+    legacy = {key: value for key, value in record.items() if key not in ("record", "imported")}
+    assert client.post("/rooms/import", json=legacy).status_code == 201  # a record from before this field
+
+
+def test_an_imported_game_says_so_on_its_room_page_replay_and_record(client: TestClient) -> None:
+    """An imported record can claim any names: every page showing its game says it was imported."""
+    service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+    code, _ = bot_game(service, "tulip-bubble", 3)
+    imported = client.post("/rooms/import", json=record_of(client, code)).json()["code"]
+    mark = "Imported from a game record"
+    assert mark not in client.get(f"/r/{code}?lang=en").text
+    assert mark not in client.get(f"/r/{code}/replay?lang=en").text
+    assert mark in client.get(f"/r/{imported}?lang=en").text
+    assert mark in client.get(f"/r/{imported}/replay?lang=en").text
+    assert "由對局紀錄匯入" in client.get(f"/r/{imported}?lang=zh_Hant").text
+    assert "由对局记录导入" in client.get(f"/r/{imported}/replay?lang=zh_Hans").text
+    assert record_of(client, imported)["imported"] is True and record_of(client, code)["imported"] is False
+    assert client.get(f"/api/rooms/{imported}").json()["imported"] is True
