@@ -9,6 +9,7 @@ list every game use all catalogues together.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -87,6 +88,21 @@ def join_list(locale: str, items: Iterable[str]) -> str:
     return LIST_SEPARATORS.get(locale, ", ").join(items)
 
 
+# A bot's stored name, as app.rooms.seats names it: N_("Bot {name}") with one of its N_-marked
+# BOT_NAMES, and unique_name's " (2)" when two bots would share it.
+BOT_NAME = re.compile(r"Bot (?P<name>[A-Z][a-z]+)(?P<suffix> \(\d+\))?")
+
+
+def person_name(locale: str, name: str) -> str:
+    """A seat's name as a reader sees it: a bot's ("Bot Ada") in the reader's language (电脑·艾达),
+    anybody else's as they wrote it."""
+    found = BOT_NAME.fullmatch(name)
+    if found is None or locale == "en":
+        return name
+    gettext = translations(locale).gettext
+    return gettext("Bot {name}").format(name=gettext(found["name"])) + (found["suffix"] or "")
+
+
 def format_event(locale: str, event: Mapping[str, Any], name_of: Any, game_package: str | None = None) -> str:
     """One game-log event in a reader's language, in the plural form its ``count`` asks for."""
     return format_message(locale, event["text"], event["params"], name_of, game_package, event.get("plural"))
@@ -111,7 +127,7 @@ def format_message(
     filled: dict[str, Any] = {}
     for key, value in params.items():
         if isinstance(value, dict) and set(value) == {"seat"}:
-            filled[key] = name_of(value["seat"])
+            filled[key] = person_name(locale, name_of(value["seat"]))
         elif isinstance(value, dict) and set(value) == {"counted"}:  # base.counted: "2R 1B", units translated
             filled[key] = " ".join(f"{count}{gettext(unit)}" for count, unit in value["counted"]) or "0"
         elif isinstance(value, dict) and set(value) == {"verbatim"}:  # base.verbatim: never translated
@@ -122,7 +138,7 @@ def format_message(
             filled[key] = join_list(
                 locale,
                 (
-                    name_of(v["seat"])
+                    person_name(locale, name_of(v["seat"]))
                     if isinstance(v, dict) and set(v) == {"seat"}
                     else gettext(v)
                     if isinstance(v, str)

@@ -16,7 +16,17 @@ from app.rooms.names import as_int, clean_name, free_code, hash_token, unique_na
 from app.rooms.writer import RoomWriter, dumps, room_id
 
 CLOCK_MAX = 7 * 86400  # seconds: the longest clock a room may have
-BOT_NAMES = ("Ada", "Bernoulli", "Cantor", "Dedekind", "Euler", "Fermat", "Gauss", "Hilbert")
+# Stored in English ("Bot Ada"); app.i18n.person_name shows them in the reader's language.
+BOT_NAMES = (
+    N_("Ada"),
+    N_("Bernoulli"),
+    N_("Cantor"),
+    N_("Dedekind"),
+    N_("Euler"),
+    N_("Fermat"),
+    N_("Gauss"),
+    N_("Hilbert"),
+)
 
 
 def require_host(seats: list[Seat], actor: int | None) -> Seat | None:
@@ -42,10 +52,17 @@ class Seats:
         return room.seat_of_token.get(hash_token(token)) if token else None
 
     def create_room(
-        self, game: str, players: Any, options: Any, host_name: Any, clock: Any = 0
+        self,
+        game: str,
+        players: Any,
+        options: Any,
+        host_name: Any,
+        clock: Any = 0,
+        full_record: bool = False,
     ) -> tuple[str, int | None, str | None]:
         """Create a room; the creator (if named) takes seat 0 and is host. Returns code, seat, token.
-        ``clock``: the seconds each decision may take (0: no clock)."""
+        ``clock``: the seconds each decision may take (0: no clock). ``full_record``: the table agrees
+        that once the game is over anyone may download its record with every secret."""
         engine = self.writer.engines.get(game) if isinstance(game, str) else None
         if engine is None:
             raise RoomError(N_("Unknown game."))
@@ -70,6 +87,7 @@ class Seats:
                 options=dumps(chosen),
                 seed=str(secrets.randbits(62)),
                 clock=seconds,
+                full_record=full_record,
             )
             session.add(room)
             session.flush()
@@ -115,7 +133,7 @@ class Seats:
             added = []
             taken = {s.name for s in seats}
             for number in range(len(seats), len(seats) + (free if fill else 1)):
-                name = unique_name(f"Bot {BOT_NAMES[number % len(BOT_NAMES)]}", taken)
+                name = unique_name(N_("Bot {name}").format(name=BOT_NAMES[number % len(BOT_NAMES)]), taken)
                 taken.add(name)
                 edit.session.add(
                     Seat(room_id=room_id(room), seat=number, name=name, is_bot=True, bot_strength=strength)

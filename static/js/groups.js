@@ -33,8 +33,9 @@
     var minutes = Math.floor((seconds % 3600) / 60);
     var rest = seconds % 60;
     function two(n) { return (n < 10 ? "0" : "") + n; }
-    if (days) {
-      return days + "d " + hours + ":" + two(minutes);
+    if (days) {  // "1d 23:59", in the page's language (base.html's data-clock-days: "1天 23:59")
+      var pattern = document.body.getAttribute("data-clock-days") || "{days}d {time}";
+      return pattern.replace("{days}", days).replace("{time}", hours + ":" + two(minutes));
     }
     if (hours) {
       return hours + ":" + two(minutes) + ":" + two(rest);

@@ -11,8 +11,9 @@ from fastapi.testclient import TestClient
 from jinja2 import TemplateSyntaxError
 
 from app.config import Settings
-from app.i18n import APP_DIR, choose_locale, format_message, translations
+from app.i18n import APP_DIR, choose_locale, format_message, person_name, translations
 from app.i18n_catalogues import TRANSLATED_LOCALES, Part, extract, missing, parts
+from app.rooms import RoomService
 from app.web.app import create_app
 from app.web.render import environment
 
@@ -141,3 +142,31 @@ def test_qe_uses_the_editions_words_in_both_scripts() -> None:
         catalogue = translations(locale, "qe")
         assert catalogue.gettext("Peek at the winning amount") == peek
         assert won in catalogue.gettext("{seat} won {country} {industry} for {amount}.")
+
+
+def test_bots_are_named_in_the_readers_language() -> None:
+    assert person_name("zh_Hant", "Bot Euler") == "電腦·歐拉"
+    assert person_name("zh_Hans", "Bot Ada (2)") == "电脑·艾达 (2)"
+    assert person_name("en", "Bot Ada") == "Bot Ada"
+    assert person_name("zh_Hans", "Botany") == "Botany"  # a person's own name stays as written
+    names = {0: "Bot Gauss", 1: "Ann"}.__getitem__
+    assert format_message("zh_Hans", "{seats} tied.", {"seats": [{"seat": 0}, {"seat": 1}]}, names) == (
+        "电脑·高斯、Ann tied."
+    )
+
+
+def test_a_room_page_names_its_bots_in_chinese(
+    service: RoomService, settings: Settings, toy_game: str
+) -> None:
+    code, _, _ = service.seats.create_room(toy_game, 3, {}, "Ann")
+    service.seats.add_bot(code, 0, fill=True)
+    with TestClient(create_app(settings)) as client:
+        page = client.get(f"/r/{code}?lang=zh-Hans").text
+        assert "电脑·伯努利" in page and "Bot Bernoulli" not in page
+        assert "Bot Bernoulli" in client.get(f"/r/{code}?lang=en").text
+
+
+def test_the_turn_clock_counts_days_in_the_pages_language(settings: Settings) -> None:
+    with TestClient(create_app(settings)) as client:
+        assert 'data-clock-days="{days}天 {time}"' in client.get("/?lang=zh-Hant").text
+        assert 'data-clock-days="{days}d {time}"' in client.get("/?lang=en").text
