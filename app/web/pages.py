@@ -111,6 +111,7 @@ def room_page(
             "code": snapshot.code,
             "version": snapshot.version,
             "status": snapshot.status,
+            "imported": snapshot.imported,
         },  # never the state: only views reach templates
         info=info,
         regions=regions_container(regions, oob=False),
@@ -199,8 +200,15 @@ async def create_room(request: Request, service: ServiceDep, settings: SettingsD
     engine = ENGINES.get(game)
     options = {o.key: form.get(f"option.{o.key}") == "on" for o in engine.info.options} if engine else {}
     clock = chosen_clock(settings, form.get("clock") or 0)
+    full_record = form.get("full_record") == "on"
     code, _, token = await run_in_threadpool(
-        service.seats.create_room, game, form.get("players"), options, form.get("name", ""), clock
+        service.seats.create_room,
+        game,
+        form.get("players"),
+        options,
+        form.get("name", ""),
+        clock,
+        full_record,
     )
     response = RedirectResponse(f"/r/{code}", status_code=303)
     assert token is not None
