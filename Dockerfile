@@ -1,10 +1,14 @@
 # Bourse: one small image, run as a non-root user, data on a volume.
-FROM node:20-slim AS frontend
+# The base images, pinned by digest (the tag says which line each follows; move both together). A
+# machine that cannot pull them passes stand-ins (deploy/smoke does, with deploy/images/build's).
+ARG NODE_IMAGE=node:20-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
+ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
+FROM ${NODE_IMAGE} AS frontend
 WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     HOST=0.0.0.0 PORT=8000 \
     BOURSE_DATABASE_URL=sqlite:////data/bourse.db
