@@ -195,14 +195,14 @@ def seat_context(
     """One viewer's context. ``core`` is the state without its game log; ``form_version`` is the
     version the seat's forms name (its legal version: it moves only when its legal actions do)."""
     view = engine.view(core, seat) if core is not None else {}
-    if legal is None:
-        legal = engine.legal_actions(core, seat) if core is not None and seat is not None else []
-    if table.status != "playing":
     if any(player.get("is_bot") for player in table.players):  # bots' names in the reader's language
         bots = [
             {**p, "name": person_name(locale, p["name"])} if p.get("is_bot") else p for p in table.players
         ]
         table = replace(table, players=bots)
+    if legal is None:
+        legal = engine.legal_actions(core, seat) if core is not None and seat is not None else []
+    if table.status != "playing":
         legal = []
     names = tuple(player["name"] for player in table.players)
 
