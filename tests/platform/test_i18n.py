@@ -132,7 +132,11 @@ def test_simplified_chinese_is_written_the_mainland_way(part: Part) -> None:
         catalog = read_po(handle, locale="zh_Hans")
     found = []
     for message in catalog:
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        strings = [
+            text
+            for text in (message.string if isinstance(message.string, tuple) else (message.string,))
+            if text
+        ]
         found += [(word, text) for text in strings for word in TAIWANESE_IN_SIMPLIFIED if word in text]
     assert found == []
 
