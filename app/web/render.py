@@ -138,6 +138,9 @@ class Table:
     next_code: str | None
     capacity: int
     match: Any = None  # the group's running score over its games in a row (rooms.MatchScore), if any
+    # The viewer's seat only: its last decision was made by a bot because its clock ran out (until
+    # its next move), with the first log line of that decision it may read (none when no longer kept).
+    timed_out: list[dict[str, Any]] | None = None
 
     def name_of(self, seat: int) -> str:
         for player in self.players:
@@ -224,15 +227,38 @@ def seat_context(
         "t": t,
         "your_move": seat is not None and seat in table.to_act,
         "match": table.match,
+        "timed_out": None
+        if table.timed_out is None
+        else " ".join(
+            format_event(locale, event, table.name_of, package_of(engine.info.id))
+            for event in table.timed_out
+        ),
     }
     return SeatContext(values, view, {"name": names, "names": names, "t": names}, core)
 
 
 def spectators_table(table: Table) -> Table:
     """The room's public facts as a spectator has them: nobody at the table is "you"."""
-    if not any(player.get("is_you") for player in table.players):
+    if table.timed_out is None and not any(player.get("is_you") for player in table.players):
         return table
-    return replace(table, players=[{**player, "is_you": False} for player in table.players])
+    return replace(table, players=[{**player, "is_you": False} for player in table.players], timed_out=None)
+
+
+def timed_out_move(
+    events: Iterable[dict[str, Any]], seat: int | None, timeouts: int
+) -> list[dict[str, Any]] | None:
+    """For ``Table.timed_out``: ``None`` unless ``seat``'s last decision timed out (``timeouts``, its
+    consecutive timeouts, is reset by its own next move); else the first line ``seat`` may read of
+    what its bot did then, from ``events`` (the newest of the log), or nothing when they no longer
+    reach back to it."""
+    if seat is None or timeouts <= 0:
+        return None
+    recent = list(events)
+    for index in range(len(recent) - 1, -1, -1):
+        event = recent[index]
+        if event["text"] == TIMED_OUT and event["params"].get("seat") == {"seat": seat}:
+            return visible_events({"events": recent[index + 1 :]}, seat)[:1]
+    return []
 
 
 def spectators_context(engine: Engine, context: SeatContext, locale: str) -> SeatContext:

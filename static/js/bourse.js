@@ -405,6 +405,22 @@
     }
   });
 
+  // ------------------------------------------------------------ your own clock, beside "Your turn"
+  // groups.js counts every clock down and marks it clock-low under 10 s; a screen reader hears that
+  // once per decision (a role=timer is never read out by itself).
+  var warnedFor = null;
+
+  function warnClock() {
+    var clock = document.querySelector("#r-status .status-clock.clock-low");
+    var deadline = clock ? clock.getAttribute("data-deadline") : null;
+    if (!clock || deadline === warnedFor) {
+      return;
+    }
+    warnedFor = deadline;
+    var announcer = document.getElementById("announcer");
+    if (announcer) { announcer.textContent = clock.getAttribute("data-low-warning") || ""; }
+  }
+
   // ------------------------------------------------------------ confirm a one-tap irreversible action
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("button[data-confirm]");
@@ -452,6 +468,13 @@
     return "";
   }
 
+  function clearFlash() {
+    var region = document.getElementById("r-flash");
+    if (region) {
+      region.querySelectorAll(".flash").forEach(function (note) { note.remove(); });
+    }
+  }
+
   function clearControlError(form) {
     form.querySelectorAll(".control-error").forEach(function (note) { note.remove(); });
     form.querySelectorAll("[aria-invalid]").forEach(function (input) {
@@ -489,11 +512,11 @@
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (status >= 400 && status < 500) {
       var message = refusalText(event.detail.xhr);
-      if (message) {
-        showControlError(form, message);
-      }
       if (status === 409) {
-        catchUp(message);
+        catchUp(message);  // the table is redrawn, this form with it: the flash keeps the message
+      } else if (message) {
+        showControlError(form, message);
+        clearFlash();  // shown once, at the control
       }
       return;  // what was typed stays, to be corrected
     }
@@ -538,6 +561,18 @@
     if (toggle) {
       toggle.addEventListener("click", function () { toggleLog(!logOpen); });
     }
+    var latest = document.getElementById("latest-events");
+    if (latest) {
+      latest.addEventListener("click", function () {
+        if (toggle && !toggle.hidden && window.getComputedStyle(toggle).display !== "none") {
+          toggleLog(true);  // a phone: the drawer opens on the newest lines
+        } else {
+          var list = logList();
+          if (list) { list.focus({ preventScroll: true }); scrollLog(list); }
+        }
+      });
+    }
+    window.setInterval(warnClock, 500);
     document.addEventListener("keydown", function (event) {
       if (event.key === "Escape" && logOpen) { toggleLog(false); }
     });

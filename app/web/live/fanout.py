@@ -49,6 +49,7 @@ from app.web.render import (
     render_public_regions,
     render_regions,
     seat_context,
+    timed_out_move,
     version_marker,
 )
 
@@ -101,6 +102,7 @@ def make_table(
     match: Any = None,
 ) -> Table:
     result = snapshot.result
+    mine = snapshot.seat(seat)
     return Table(
         code=snapshot.code,
         game=snapshot.game,
@@ -126,6 +128,7 @@ def make_table(
         next_code=snapshot.next_code,
         capacity=snapshot.players,
         match=match,
+        timed_out=timed_out_move(snapshot.recent_events, seat, mine.timeouts) if mine is not None else None,
     )
 
 

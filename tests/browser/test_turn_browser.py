@@ -1,0 +1,186 @@
+"""A seat's turn on a phone's first screen (issue 20): its own clock beside "Your turn" (urgent and
+read out once under 10 s), a notice of what the bot did when the clock ran out (until its next move),
+the host's banner when a seat turns away, a refusal shown once at its control, a "Log and chat"
+button that covers no control, and the latest log lines wrapped (and opening the log on a tap)."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.games.base import random_legal_action
+from tests.browser.helpers import wait_live
+from tests.support import free_port, start_server
+
+pytestmark = pytest.mark.browser
+
+CLOCK = 6  # seconds: under 10 s from the start, so the clock is urgent at once
+PHONE = {"width": 360, "height": 780}
+
+
+@pytest.fixture(scope="module")
+def turn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server with a clock of a few seconds, checked often, and seats away after a second offline."""
+    folder = tmp_path_factory.mktemp("turns")
+    wanted = {"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2", "BOURSE_AWAY_GRACE": "1"}
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    port = free_port()
+    try:
+        with (folder / "server.log").open("wb") as log:
+            process = start_server(folder / "bourse.db", port, bot_delay=0.05, log=log)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def _seated(browser: Any, server: str, code: str, token: str) -> tuple[Any, Any]:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.add_cookies([{"name": f"bourse_seat_{code}", "value": token, "url": server}])
+    page = context.new_page()
+    page.goto(f"{server}/r/{code}?lang=en")
+    wait_live(page)
+    return context, page
+
+
+def _play_when_asked(server: str, code: str, token: str, rng: random.Random) -> None:
+    """Ann's own move, through the API, as soon as the game waits for her."""
+    headers = {"Authorization": f"Bearer {token}"}
+    for _ in range(200):
+        room = httpx.get(f"{server}/api/rooms/{code}", headers=headers).json()
+        if room["legal"]:
+            answer = httpx.post(
+                f"{server}/api/rooms/{code}/actions",
+                json={"version": room["version"], "action": random_legal_action(room["legal"], rng)},
+                headers=headers,
+            )
+            if answer.status_code == 200:
+                return
+        httpx.get(f"{server}/healthz")  # a short pause that asks the server, not the clock
+    raise AssertionError("Ann's turn never came")
+
+
+ON_FIRST_SCREEN = """(selector) => {
+  const box = document.querySelector(selector).getBoundingClientRect();
+  const top = box.top + window.scrollY;  // where it is on the page: the first screen is its top
+  return top >= 0 && top + box.height <= window.innerHeight && box.right <= window.innerWidth;
+}"""
+
+
+def test_the_clock_is_beside_your_turn_and_a_timeout_is_told(
+    browser: Any, turn_server: str, artifacts: Path
+) -> None:
+    created = httpx.post(
+        f"{turn_server}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann", "clock": CLOCK}
+    ).json()
+    code, token = created["code"], created["token"]
+    context, page = _seated(browser, turn_server, code, token)
+    try:
+        page.get_by_role("button", name="Fill with bots").click()
+        page.get_by_role("button", name="Start the game").click()
+        clock = "#r-status .prompt .turn-badge + .status-clock[data-deadline]"
+        page.wait_for_selector(clock, timeout=20_000)
+        assert page.evaluate(ON_FIRST_SCREEN, clock)
+        page.wait_for_selector(f"{clock}.clock-low")  # urgent under 10 s, with a ⚠ besides its colour
+        assert (
+            page.evaluate(f"getComputedStyle(document.querySelector('{clock}'), '::before').content")
+            == '"⚠ "'
+        )
+        page.wait_for_function(
+            "() => document.getElementById('announcer').textContent === 'Less than 10 seconds left for this move.'"
+        )
+        page.screenshot(path=str(artifacts / "turn-clock-360.png"))
+        # The clock runs out: the seat's first screen says what the bot did for it
+        notice = page.locator("#r-status .timed-out")
+        notice.wait_for(timeout=(CLOCK + 10) * 1000)
+        said, _, move = notice.inner_text().partition(": ")
+        assert said == "Your time ran out, so a bot made that decision for you" and move.strip()
+        assert page.evaluate(ON_FIRST_SCREEN, "#r-status .timed-out")
+        page.screenshot(path=str(artifacts / "turn-timed-out-360.png"))
+        # ... until Ann's next move of her own
+        _play_when_asked(turn_server, code, token, random.Random(1))
+        page.wait_for_selector("#r-status .timed-out", state="detached", timeout=5_000)
+    finally:
+        context.close()
+
+
+NOTHING_UNDER = """(selector) => {
+  const mine = document.querySelector(selector).getBoundingClientRect();
+  const controls = [...document.querySelectorAll("button, input, select, textarea, a, summary")]
+    .filter((control) => control.id !== "log-toggle" && control.getClientRects().length);
+  return controls.filter((control) => {
+    const box = control.getBoundingClientRect();
+    return box.left < mine.right && mine.left < box.right && box.top < mine.bottom && mine.top < box.bottom;
+  }).map((control) => control.outerHTML.slice(0, 120));
+}"""
+
+
+def test_the_host_is_told_of_an_away_seat_and_refusals_show_once(
+    browser: Any, turn_server: str, artifacts: Path
+) -> None:
+    created = httpx.post(f"{turn_server}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    code, token = created["code"], created["token"]
+    bob = httpx.post(f"{turn_server}/api/rooms/{code}/join", json={"name": "Bob"}).json()
+    context, page = _seated(browser, turn_server, code, token)
+    bob_context, _ = _seated(browser, turn_server, code, bob["token"])
+    try:
+        page.get_by_role("button", name="Fill with bots").click()
+        page.get_by_role("button", name="Start the game").click()
+        page.wait_for_selector("#r-status .status-playing")
+        bob_context.close()  # Bob's tab closes: a second later his seat is away
+        banner = page.locator("#r-status .away-banner")
+        banner.wait_for(timeout=10_000)
+        assert "Bob is away." in banner.inner_text()
+        assert page.evaluate(ON_FIRST_SCREEN, "#r-status .away-banner button")
+        page.screenshot(path=str(artifacts / "turn-away-banner-360.png"))
+
+        # The log button sits in the page's head: nothing of the table is ever under it
+        toggle = page.locator("#log-toggle")
+        assert toggle.is_visible()
+        assert toggle.evaluate("(button) => getComputedStyle(button).position") != "fixed"
+        for scroll in (0, 400, 100_000):
+            page.evaluate(f"window.scrollTo(0, {scroll})")
+            assert page.evaluate(NOTHING_UNDER, "#log-toggle") == []
+        page.evaluate("window.scrollTo(0, 0)")
+
+        # The host hands Bob's seat to a bot from the banner
+        banner.get_by_role("button", name="Let a bot play").click()
+        page.wait_for_selector("#r-status .away-banner", state="detached", timeout=5_000)
+        page.wait_for_selector(".seat[data-seat='1'] .tag:has-text('played by a bot')")
+
+        # A refused bid: its message once, at the form (not in the flash as well)
+        page.wait_for_selector("#r-status [data-your-move=yes]", timeout=20_000)
+        box = page.locator(".decision form input[type=number], .decision form input[inputmode=numeric]").first
+        form_id = box.evaluate("(input) => { input.form.noValidate = true; return input.form.id; }")
+        box.fill("-7")
+        box.press("Enter")
+        page.locator(f"#{form_id} .control-error").wait_for(timeout=5_000)
+        page.wait_for_timeout(300)
+        assert page.locator("#r-flash .flash").count() == 0
+        assert page.get_by_role("alert").count() == 1
+
+        # The latest lines wrap instead of being cut, and a tap opens the log on them
+        latest = page.locator("#latest-events")
+        latest.wait_for(timeout=10_000)
+        style = latest.evaluate(
+            "(line) => [getComputedStyle(line).whiteSpace, getComputedStyle(line).textOverflow]"
+        )
+        assert style[0] != "nowrap" and style[1] != "ellipsis"
+        latest.click()
+        page.wait_for_selector("body.log-open")
+        assert toggle.evaluate("(button) => getComputedStyle(button).position") == "fixed"
+        page.screenshot(path=str(artifacts / "turn-log-open-360.png"))
+    finally:
+        context.close()
