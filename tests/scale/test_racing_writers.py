@@ -13,6 +13,7 @@ import pytest
 
 from app.db import Database
 from app.games.base import random_legal_action
+from app.games.registry import ENGINES
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService
 
@@ -28,7 +29,7 @@ def two_services(database_url: str) -> Iterator[tuple[RoomService, RoomService]]
         database.dispose()
 
 
-@pytest.mark.parametrize("game", ["qe", "basari", "tulip-bubble", "tulipmania-1637"])
+@pytest.mark.parametrize("game", sorted(ENGINES))
 def test_racing_writers_apply_each_action_once_and_the_log_replays(
     two_services: tuple[RoomService, RoomService], game: str
 ) -> None:
