@@ -63,6 +63,11 @@ def choose(page: Any, rng: random.Random) -> tuple[str, Any] | None:
     if not page.locator("#r-status .status.your-move").count():
         return None
     cash = number(page.locator("#r-g-hand .tb-cash strong").inner_text())
+    return _auction_choice(page, rng, cash) or _selling_choice(page, rng, cash)
+
+
+def _auction_choice(page: Any, rng: random.Random, cash: int) -> tuple[str, Any] | None:
+    """Paying, bidding or placing tokens: the decision region's forms."""
     if forms(page, "pay", "decision").count():
         method = "cash" if pay_form(page, "cash").count() and rng.random() < 0.7 else "mortgage"
         return f"pay {method}", pay_form(page, method)
@@ -78,8 +83,12 @@ def choose(page: Any, rng: random.Random) -> tuple[str, Any] | None:
         return "place", rng.choice(forms(page, "place", "decision").all())
     if forms(page, "end_turn", "decision").count():
         return "place no more", forms(page, "end_turn", "decision")
-    redeem = forms(page, "redeem", "hand")
-    for form in redeem.all():
+    return None
+
+
+def _selling_choice(page: Any, rng: random.Random, cash: int) -> tuple[str, Any] | None:
+    """Redeeming, selling or ending the selling turn: the hand region's forms."""
+    for form in forms(page, "redeem", "hand").all():
         amount = number(form.locator("button").inner_text())
         if cash >= amount + 10:
             return "redeem", form
