@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -86,6 +86,8 @@ class ChatMessage(SQLModel, table=True):
     room_id: int = Field(foreign_key="rooms.id")
     seat: int | None = None  # None: a spectator
     author: str = Field(max_length=40)  # who wrote it, for a mute: "seat:<n>" or a spectator's key
+    # the client address it came from, as a digest (app.rooms.chat.address_key; "": unknown), for a mute
+    address: str = Field(default="", sa_column=Column(String(32), nullable=False, server_default=""))
     name: str = Field(default="", max_length=40)  # a spectator's chosen name (a seat's is its own)
     text: str = Field(sa_column=Column(Text, nullable=False))
     reaction: bool = False  # ``text`` is a quick reaction's key
@@ -93,7 +95,8 @@ class ChatMessage(SQLModel, table=True):
 
 
 class ChatMute(SQLModel, table=True):
-    """An author the host has muted in a room."""
+    """An author the host has muted in a room ("address:<digest>": the posts without a seat from an
+    address)."""
 
     __tablename__ = "chat_mutes"
     __table_args__ = (UniqueConstraint("room_id", "author"),)

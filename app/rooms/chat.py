@@ -1,13 +1,21 @@
 """A room's chat: messages and quick reactions, and the host's mute. Chat does not change the room's
 version: it is not part of the game; a message does touch the room, so the sweep keeps a room whose
-people are talking."""
+people are talking.
+
+A mute holds for the room's life and names what the server can tie to a person: the message's
+author (a seat's token, or a spectator's viewer key) and, for posts without a seat, the address it
+came from (``ADDRESS_PREFIX``), so a spectator who drops the cookie, or a seated person who posts
+without the token, stays muted. Another seat at that address (one home network) still writes. A
+mute also takes the muted person's earlier lines out of the chat."""
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import delete, false, or_
 from sqlmodel import col, select
 
 from app.games.base import N_
@@ -22,6 +30,7 @@ CHAT_KEPT = 100  # chat messages a room page shows (the newest)
 REACTIONS = ("👍", "👏", "😄", "😮", "🤝", "⏳")  # the quick reactions, stored as themselves
 # Characters a chat message may not hold: controls and the bidi overrides that turn text around.
 CHAT_HIDDEN = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+ADDRESS_PREFIX = "address:"  # a mute of the posts without a seat from one address
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,12 @@ def chat_author(token_hash: str) -> str:
     return "seat:" + token_hash[:32]
 
 
+def address_key(address: str) -> str:
+    """How a message's client address is kept (``""``: none known): a digest of fixed length, which
+    a mute compares; the address itself is not stored."""
+    return hashlib.sha256(address.encode()).hexdigest()[:32] if address else ""
+
+
 def _id_of(line: ChatMessage) -> int:
     assert line.id is not None
     return line.id
@@ -81,10 +96,18 @@ class Chat:
         self.writer = writer
 
     def post(
-        self, code: str, seat: int | None, author: str, raw: Any, name: Any = None, reaction: bool = False
+        self,
+        code: str,
+        seat: int | None,
+        author: str,
+        raw: Any,
+        name: Any = None,
+        reaction: bool = False,
+        address: str = "",
     ) -> ChatLine:
         """Keep one chat message (or quick reaction) of ``author`` (a seat's token hash, or a
-        spectator's key); refused if the host muted them."""
+        spectator's key) from client ``address``; refused if the host muted them (for a post
+        without a seat, also if the host muted that address)."""
         if reaction:
             if raw not in REACTIONS:
                 raise RoomError(N_("There is no such reaction."))
@@ -92,13 +115,14 @@ class Chat:
         else:
             message = clean_chat(raw)
         spectator_name = "" if seat is not None or not name else clean_name(name)
+        kept_address = address_key(address)
         with self.writer.db.write() as session:
             room = self.writer.room(session, code)
-            muted = session.exec(
-                select(ChatMute.id).where(ChatMute.room_id == room.id, ChatMute.author == author)
-            ).first()
-            if muted is not None:
+            mutes = set(session.exec(select(ChatMute.author).where(ChatMute.room_id == room.id)).all())
+            if author in mutes:
                 raise Forbidden(N_("The host has muted you at this table."))
+            if seat is None and kept_address and ADDRESS_PREFIX + kept_address in mutes:
+                raise Forbidden(N_("The host has muted spectators writing from your network at this table."))
             shown = spectator_name
             if seat is not None:
                 row = session.exec(select(Seat).where(Seat.room_id == room.id, Seat.seat == seat)).first()
@@ -106,7 +130,13 @@ class Chat:
                     raise Forbidden(N_("Only seated players and spectators can chat."))
                 shown = row.name
             line = ChatMessage(
-                room_id=room_id(room), seat=seat, author=author, name=shown, text=message, reaction=reaction
+                room_id=room_id(room),
+                seat=seat,
+                author=author,
+                address=kept_address,
+                name=shown,
+                text=message,
+                reaction=reaction,
             )
             room.updated_at = utcnow()
             session.add(line)
@@ -128,8 +158,10 @@ class Chat:
                 ChatLine(_id_of(row), row.seat, row.name, row.text, row.reaction) for row in reversed(rows)
             ]
 
-    def mute(self, code: str, actor: int | None, message_id: Any) -> None:
-        """The host mutes the author of a chat message: they can no longer write at this table."""
+    def mute(self, code: str, actor: int | None, message_id: Any) -> list[int]:
+        """The host mutes the writer of a chat message: their author (seat or viewer key) and, for
+        posts without a seat, their address can no longer write at this table. Their earlier lines
+        (those the mute covers) are deleted; returns those lines' ids, for the tabs to drop them."""
         number = as_int(message_id)
         with self.writer.db.write() as session:
             room = self.writer.room(session, code)
@@ -146,8 +178,17 @@ class Chat:
                 raise NotFound(N_("There is no such message."))
             if host is not None and host.token_hash and line.author == chat_author(host.token_hash):
                 raise RoomError(N_("You cannot mute yourself."))
-            exists = session.exec(
-                select(ChatMute.id).where(ChatMute.room_id == room.id, ChatMute.author == line.author)
-            ).first()
-            if exists is None:
-                session.add(ChatMute(room_id=room_id(room), author=line.author))
+            muted = {line.author} | ({ADDRESS_PREFIX + line.address} if line.address else set())
+            known = set(session.exec(select(ChatMute.author).where(ChatMute.room_id == room.id)).all())
+            for author in sorted(muted - known):
+                session.add(ChatMute(room_id=room_id(room), author=author))
+            covered = or_(
+                col(ChatMessage.author) == line.author,
+                (col(ChatMessage.seat).is_(None) & (col(ChatMessage.address) == line.address))
+                if line.address
+                else false(),
+            )
+            earlier = select(ChatMessage.id).where(ChatMessage.room_id == room.id, covered)
+            removed = sorted(found for found in session.exec(earlier).all() if found is not None)
+            session.execute(delete(ChatMessage).where(col(ChatMessage.id).in_(removed)))
+            return removed

@@ -301,6 +301,7 @@ class ChatMessages(BaseModel):
 
 class Muted(BaseModel):
     muted: int = Field(description="The id of the message whose writer is muted")
+    removed: list[int] = Field(description="The ids of the muted writer's messages, now deleted")
 
 
 def _without_log(view: dict[str, Any]) -> dict[str, Any]:
@@ -535,6 +536,7 @@ async def post_chat(request: Request, room: ApiRoom, body: ChatBody) -> dict[str
         body.reaction if reaction else body.text,
         body.name,
         reaction,
+        client_key(request.scope),
     )
     await room.live.share_chat(room.code, snapshot.game, line)
     return line.to_json()
@@ -542,6 +544,9 @@ async def post_chat(request: Request, room: ApiRoom, body: ChatBody) -> dict[str
 
 @router.post("/rooms/{code}/chat/mute", response_model=Muted, responses=errors(400, 403, 404, *WRITE))
 async def mute(room: ApiRoom, body: MuteBody) -> dict[str, Any]:
-    """The host mutes the writer of a message: they can no longer write at this table."""
-    await run_in_threadpool(room.service.chat.mute, room.code, room.seat, body.message)
-    return {"muted": body.message}
+    """The host mutes the writer of a message: they can no longer write at this table (a seat by
+    its token, and whoever writes without a seat from the message's address), and their earlier
+    messages are deleted (``removed``: their ids), also from the room's open pages."""
+    removed = await run_in_threadpool(room.service.chat.mute, room.code, room.seat, body.message)
+    await room.live.chat.remove(room.code, removed)
+    return {"muted": body.message, "removed": removed}

@@ -40,6 +40,7 @@ from app.web.deps import (
     resume_url,
     seat_cookie,
 )
+from app.web.limits import client_key
 from app.web.live import Tab
 from app.web.messages import error_from_query
 from app.web.render import ROOT, environment, regions_container, render_page, wrap_region
@@ -383,6 +384,7 @@ async def chat(request: Request, room: PageRoom) -> Response:
         reaction if reaction is not None else form.get("text"),
         form.get("name") or None,
         reaction is not None,
+        client_key(request.scope),
     )
     await room.live.share_chat(code, snapshot.game, line)
     response: Response = (
@@ -404,9 +406,11 @@ async def chat(request: Request, room: PageRoom) -> Response:
 
 @router.post("/r/{code}/chat/mute", dependencies=BACK_TO_ROOM)
 async def mute(request: Request, room: PageRoom) -> Response:
-    """The host mutes the writer of a chat message at this table."""
+    """The host mutes the writer of a chat message at this table; their earlier lines leave every
+    tab's chat."""
     form = await request.form()
-    await run_in_threadpool(room.service.chat.mute, room.code, room.seat, form.get("message"))
+    removed = await run_in_threadpool(room.service.chat.mute, room.code, room.seat, form.get("message"))
+    await room.live.chat.remove(room.code, removed)
     if is_htmx(request):
         flash = render_page("platform/flash.html", room.locale, message=_muted(room.locale))
         return HTMLResponse(str(wrap_region("flash", flash, oob=True)))

@@ -1,15 +1,21 @@
 """Chat pushes: a new chat line goes to a room's tabs as it is, drawn once per language, and to the
-other processes (``{"kind": "chat", ...}``, see ``app/broadcast.py``), which draw it for theirs."""
+other processes (``{"kind": "chat", ...}``, see ``app/broadcast.py``), which draw it for theirs. The
+lines a mute deleted leave the tabs the same way (``{"kind": "chat", "room": R, "removed": [ids]}``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from app.broadcast import Broadcast, Message
 from app.rooms import ChatLine
 from app.web.live.fanout import RoomLive
 
 ChatDrawer = Callable[[str, str, ChatLine], Callable[[str], str]]  # (game, room, line) -> draw(locale)
+
+
+def removal(ids: Sequence[int]) -> str:
+    """The push that deletes chat lines from a tab's list (the same in every language)."""
+    return "".join(f'<div hx-swap-oob="delete:#chat-{number}"></div>' for number in ids)
 
 
 class Chat:
@@ -25,8 +31,24 @@ class Chat:
         if self.broadcast.shared:
             await self.broadcast.send({"kind": "chat", "room": code, "game": game, "line": line.to_json()})
 
+    async def remove(self, code: str, ids: Sequence[int]) -> None:
+        """Take the chat lines ``ids`` (a mute deleted them) off the room's tabs, in this process and
+        the others."""
+        if not ids:
+            return
+        self.push(code, lambda _: removal(ids))
+        if self.broadcast.shared:
+            await self.broadcast.send({"kind": "chat", "room": code, "removed": list(ids)})
+
     def heard(self, code: str, message: Message) -> None:
-        """Another process shared a chat line of the room: push it to this process's tabs."""
+        """Another process shared a chat line of the room, or deleted some: push it to this
+        process's tabs."""
+        removed = message.get("removed")
+        if isinstance(removed, list):
+            ids = [number for number in removed if isinstance(number, int)]
+            if ids:
+                self.push(code, lambda _: removal(ids))
+            return
         fields = message.get("line")
         if self.draw is None or not isinstance(fields, dict):
             return
