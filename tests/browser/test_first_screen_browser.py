@@ -61,7 +61,7 @@ def _screens(page: Any, game: str, kind: str) -> None:
 
 
 # Where decisions still end below the fold, as this test measured them when it was written (issue 20;
-# the failure message names each form). Strict: the test says when one is fixed and its mark must go.
+# the failure message names each form). Not strict: a random game may not reach the phase that fails.
 BELOW_NOW = {
     ("basari", 360): "choose, offer",
     ("basari", 1280): "choose, offer",
@@ -72,7 +72,7 @@ BELOW_NOW = {
     ("tulipmania-1637", 1280): "playing, the buyer, buying",
 }
 CASES = [
-    pytest.param(game, width, marks=[pytest.mark.xfail(strict=True, reason=BELOW_NOW[game, width])])
+    pytest.param(game, width, marks=[pytest.mark.xfail(strict=False, reason=BELOW_NOW[game, width])])
     if (game, width) in BELOW_NOW
     else pytest.param(game, width)
     for game in GAMES
