@@ -16,7 +16,7 @@ import pytest
 
 from app import simulate
 from app.bots import fits, safe_decision
-from app.games.base import Budget, State, random_legal_action
+from app.games.base import Budget, ModuleEngine, State, random_bot_action, random_legal_action
 from app.games.registry import ENGINES, checks_of
 
 GAMES = sorted(ENGINES)
@@ -51,7 +51,7 @@ def positions(game: str, players: int, seed: int, every: int = 3) -> list[tuple[
         seat = engine.to_act(state)[0]
         if step % every == 0:
             found.append((state, seat))
-        state = engine.apply(state, seat, simulate.random_bot_action(engine, state, seat, rng))
+        state = engine.apply(state, seat, random_bot_action(engine, state, seat, rng))
         step += 1
     return found
 
@@ -83,6 +83,7 @@ def test_a_bot_decides_the_same_from_its_view_alone_and_whatever_others_hide(gam
 def test_the_bot_is_never_handed_the_state(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every call into the game's bot carries that seat's view and nothing of the state's own."""
     engine = ENGINES[game]
+    assert isinstance(engine, ModuleEngine)  # every game's engine is one (make_engine)
     bot = engine._bot  # noqa: SLF001 - the module behind the engine, spied on
     received: list[tuple[Any, ...]] = []
     real = bot.bot_action
@@ -130,7 +131,7 @@ def test_a_failing_bot_costs_a_random_legal_move_not_the_table() -> None:
     state = broken.engine.setup(4, {}, 1)
     seat = broken.engine.to_act(state)[0]
     legal = broken.engine.legal_actions(state, seat)
-    action = safe_decision(broken, broken.engine.view(state, seat), seat, legal, random.Random(1))  # type: ignore[arg-type]
+    action = safe_decision(broken, broken.engine.view(state, seat), seat, legal, random.Random(1))
     assert action == random_legal_action(legal, random.Random(1))
     broken.engine.apply(state, seat, action)
 
@@ -150,7 +151,7 @@ def test_a_bot_over_its_time_budget_costs_a_random_legal_move_not_a_stalled_tabl
     legal = slow.engine.legal_actions(state, seat)
     started = time.monotonic()
     action = safe_decision(
-        slow,  # type: ignore[arg-type]
+        slow,
         slow.engine.view(state, seat),
         seat,
         legal,

@@ -253,7 +253,12 @@ def drive_socket(
 
     async def run() -> None:
         failed = anyio.Event()
-        incoming = iter([{"type": "websocket.connect"}, None, {"type": "websocket.receive", "text": "hi"}])
+        frames: list[dict[str, object] | None] = [
+            {"type": "websocket.connect"},
+            None,
+            {"type": "websocket.receive", "text": "hi"},
+        ]
+        incoming = iter(frames)
 
         async def receive() -> dict[str, object]:
             message = next(incoming, {"type": "websocket.disconnect", "code": 1006})
@@ -287,6 +292,7 @@ def drive_socket(
         await client.app(scope, receive, send)  # type: ignore[arg-type]
         await client.app.state.live.idle()  # type: ignore[attr-defined]
 
+    assert client.portal is not None  # inside `with TestClient(...)`
     client.portal.call(run)
     return sent
 
