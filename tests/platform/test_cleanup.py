@@ -112,7 +112,8 @@ def test_open_tabs_keep_a_room_and_are_marked_in_use_while_they_stay(
         forgotten, _, _ = service.seats.create_room(toy_game, 2, {}, "Bob")
         for code in (watched, forgotten):
             age(service, code, 8)
-        with client.websocket_connect(f"/ws/rooms/{watched}"):
+        with client.websocket_connect(f"/ws/rooms/{watched}") as tab:
+            tab.receive_text()  # the tab has joined: its first push
             assert sweep_once(service, settings) == [forgotten]  # the tab that opened touched it
             timers.activity_every = 0.05  # the open tab marks it in use again at the next ticks
             age(service, watched, 8)
