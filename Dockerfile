@@ -8,6 +8,18 @@ WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 
+# The translation catalogues compiled (.po to .mo) with Babel, which only this stage has (the lock's
+# version, hash-checked); the image takes app/ from here, with the .mo files and without the .po.
+FROM ${PYTHON_IMAGE} AS catalogues
+WORKDIR /build
+COPY requirements/dev.txt ./requirements/dev.txt
+RUN awk '!/^ /{keep = /^babel==/} keep' requirements/dev.txt >babel.txt \
+ && pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
+      --require-hashes -r babel.txt
+COPY scripts/lib/compile_catalogues.py ./scripts/lib/
+COPY app ./app
+RUN python scripts/lib/compile_catalogues.py /build && find app -name '*.po' -delete
+
 FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     HOST=0.0.0.0 PORT=8000 \
@@ -20,7 +32,7 @@ COPY requirements/runtime.txt ./requirements/runtime.txt
 RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
       --require-hashes -r requirements/runtime.txt
 COPY pyproject.toml README.md alembic.ini ./
-COPY app ./app
+COPY --from=catalogues /build/app ./app
 COPY migrations ./migrations
 COPY templates ./templates
 COPY static ./static

@@ -8,16 +8,12 @@ list every game use all catalogues together.
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 from typing import Any
-
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import NullTranslations, Translations
 
 APP_DIR = Path(__file__).resolve().parent
 LOCALES = ("en", "zh_Hant", "zh_Hans")
@@ -26,29 +22,57 @@ HTML_LANG = {"en": "en", "zh_Hant": "zh-Hant", "zh_Hans": "zh-Hans"}
 LOCALE_COOKIE = "bourse_lang"
 
 
+class CatalogueNotCompiled(RuntimeError):
+    """A catalogue's .po is newer than its .mo (or it has none): the .mo would say something else."""
+
+
+class Catalogue(GNUTranslations):
+    """One compiled catalogue (``<locale>.mo``), read with the standard library, plural forms included.
+
+    The .mo files are build outputs: scripts/setup, the tests and the image's build stage compile each
+    .po (scripts/lib/compile_catalogues.py, with Babel, a dev dependency). The image carries no .po;
+    in a checkout, a .po newer than its .mo is refused rather than shown out of date.
+    """
+
+    _catalog: dict[str | tuple[str, int], str]  # GNUTranslations' table, which typeshed leaves out
+
+    @classmethod
+    def load(cls, mo: Path) -> Catalogue:
+        po = mo.with_suffix(".po")
+        if po.exists() and (not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime):
+            raise CatalogueNotCompiled(
+                f"{mo} is missing or older than {po.name}: run scripts/setup, which compiles the catalogues"
+            )
+        with mo.open("rb") as handle:
+            return cls(handle)
+
+    def messages(self) -> list[str]:
+        """Its English messages (without their context), those with plural forms excepted."""
+        # a message with a context is stored as "context\x04message"; the header as ""
+        return [key.rpartition("\x04")[2] for key in self._catalog if isinstance(key, str) and key]
+
+
 def catalogue_files(locale: str, game_package: str | None) -> list[Path]:
-    """The platform's catalogue first, then the game's (or every game's): later entries win."""
-    games = f"games/{game_package}/locale/{locale}.po" if game_package else f"games/*/locale/{locale}.po"
-    return [*APP_DIR.glob(f"locale/{locale}.po"), *sorted(APP_DIR.glob(games))]
+    """The compiled catalogues, the platform's first, then the game's (or every game's): later
+    entries win. A .po without its .mo is listed too, for Catalogue.load to refuse."""
+    games = f"games/{game_package}/locale" if game_package else "games/*/locale"
+    found: list[Path] = []
+    for folder in ("locale", games):
+        found += sorted({path.with_suffix(".mo") for path in APP_DIR.glob(f"{folder}/{locale}.[mp]o")})
+    return found
 
 
 @lru_cache
 def translations(locale: str, game_package: str | None = None) -> NullTranslations:
+    """The locale's messages: each catalogue falls back to the one before it, so later entries win."""
+    chain = NullTranslations()
     if locale not in LOCALES or locale == "en":
-        return NullTranslations()
-    merged: Translations | None = None
+        return chain
     for path in catalogue_files(locale, game_package):
-        with path.open("rb") as handle:
-            catalog = read_po(handle, locale=locale)
-        buffer = io.BytesIO()
-        write_mo(buffer, catalog)
-        buffer.seek(0)
-        part = Translations(fp=buffer)
-        if merged is None:
-            merged = part
-        else:
-            merged.merge(part)
-    return merged or NullTranslations()
+        part = Catalogue.load(path)
+        part.add_fallback(chain)
+        chain = part
+    return chain
 
 
 _BY_TAG = {code.casefold(): code for code in LOCALES} | {

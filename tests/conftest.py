@@ -5,6 +5,8 @@ Playwright instance may run per process)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,12 @@ from tests.scale.services import ServiceUrls, fresh_database, running_services, 
 from tests.support import ROOT, free_port, start_server  # noqa: E402
 
 DATABASES = ("sqlite", "postgresql")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The catalogues compiled where a .po is newer than its .mo, as scripts/setup does, so that pytest
+    alone (a fresh worktree, an edited .po) tests what the .po files say."""
+    subprocess.run([sys.executable, ROOT / "scripts/lib/compile_catalogues.py", ROOT], check=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

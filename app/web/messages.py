@@ -16,9 +16,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
-from babel.messages.pofile import read_po
-
-from app.i18n import catalogue_files
+from app.i18n import Catalogue, catalogue_files
 
 ERROR = "error"
 PARAM = "e."
@@ -35,10 +33,8 @@ def known_messages() -> dict[str, str]:
     """key -> message, for every message in the catalogues (the platform's and each game's)."""
     known: dict[str, str] = {}
     for path in catalogue_files("zh_Hant", None):
-        with path.open("rb") as handle:
-            for entry in read_po(handle):
-                if entry.id and isinstance(entry.id, str):
-                    known[message_key(entry.id)] = entry.id
+        for message in Catalogue.load(path).messages():
+            known[message_key(message)] = message
     return known
 
 
