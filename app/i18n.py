@@ -112,6 +112,35 @@ def join_list(locale: str, items: Iterable[str]) -> str:
     return LIST_SEPARATORS.get(locale, ", ").join(items)
 
 
+# The rest of a locale's punctuation around words a template puts together: Chinese writes the
+# full-width colon and parentheses with no space around them, and its dash is two em dashes.
+COLONS = {"zh_Hant": "：", "zh_Hans": "："}
+PARENTHESES = {"zh_Hant": ("（", "）"), "zh_Hans": ("（", "）")}
+DASHES = {"zh_Hant": "——", "zh_Hans": "——"}
+
+
+def labelled(locale: str, label: str, text: str) -> str:
+    """A label and what it labels ("Ann: 12" / "安妮：12")."""
+    return f"{label}{COLONS.get(locale, ': ')}{text}"
+
+
+def parenthetical(locale: str, text: str) -> str:
+    """An aside after a word, with the space it takes before it (" (you)" / "（你）")."""
+    opening, closing = PARENTHESES.get(locale, (" (", ")"))
+    return f"{opening}{text}{closing}"
+
+
+def dash(locale: str) -> str:
+    """The dash between two parts of a sentence (" — " / "——")."""
+    return DASHES.get(locale, " — ")
+
+
+def label_gap(text: str) -> str:
+    """A translated label ending in a colon ("Cash:" / "現金："), with the space English puts after
+    its colon and Chinese none after its full-width one."""
+    return f"{text} " if text.endswith(":") else text
+
+
 # A bot's stored name, as app.rooms.seats names it: N_("Bot {name}") with one of its N_-marked
 # BOT_NAMES, and unique_name's " (2)" when two bots would share it.
 BOT_NAME = re.compile(r"Bot (?P<name>[A-Z][a-z]+)(?P<suffix> \(\d+\))?")

@@ -35,9 +35,13 @@ from app.i18n import (
     HTML_LANG,
     LOCALE_NAMES,
     LOCALES,
+    dash,
     format_event,
     format_message,
     join_list,
+    label_gap,
+    labelled,
+    parenthetical,
     person_name,
     translations,
 )
@@ -65,7 +69,23 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
     env.globals.update(_=gettext, gettext=gettext, ngettext=ngettext)
     env.globals.update(locale=locale, locales=LOCALES, locale_names=LOCALE_NAMES, html_lang=HTML_LANG[locale])
     env.filters["digits"] = _digits
+    env.globals.update(_punctuation(locale))
     return env
+
+
+def _punctuation(locale: str) -> dict[str, Any]:
+    """Templates' helpers for the locale's punctuation (app.i18n), escaping what they are given:
+    ``listed(items)`` "Ann, Bob" / "安妮、鮑伯"; ``labelled(label, text)`` "Ann: 12" / "安妮：12";
+    ``aside(text)`` " (you)" / "（你）"; ``dash()``; ``label_gap(label)`` the space after a label's
+    colon, only where the language puts one; ``person(name)`` a seat's name (a bot's translated)."""
+    return {
+        "listed": lambda items: Markup(join_list(locale, (str(escape(item)) for item in items))),
+        "labelled": lambda label, text: Markup(labelled(locale, str(escape(label)), str(escape(text)))),
+        "aside": lambda text: Markup(parenthetical(locale, str(escape(text)))),
+        "dash": lambda: dash(locale),
+        "label_gap": lambda label: Markup(label_gap(str(escape(label)))),
+        "person": lambda name: person_name(locale, name),
+    }
 
 
 class FragmentCache(Extension):
