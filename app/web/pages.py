@@ -418,7 +418,9 @@ async def mute(request: Request, room: PageRoom) -> Response:
 
 
 def _muted(locale: str) -> str:
-    return format_message(locale, N_("Muted: they can no longer write at this table."), {}, str)
+    return format_message(
+        locale, N_("Muted: their messages are removed and they can no longer write at this table."), {}, str
+    )
 
 
 # ------------------------------------------------------------ live

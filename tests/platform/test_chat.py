@@ -1,5 +1,6 @@
 """Table chat (issue 11): messages and quick reactions kept with the room, escaped, length- and
-rate-limited (429), pushed live to that room's tabs only, spectators' marked, and a host mute."""
+rate-limited (429), pushed live to that room's tabs only, spectators' marked, and a host mute that
+holds on every path (issue 21, finding 6) and takes the muted person's lines away (issue 20)."""
 
 from __future__ import annotations
 
@@ -136,6 +137,124 @@ def test_the_host_mutes_a_person(client: TestClient) -> None:
         client.post(f"/api/rooms/{code}/chat/mute", json={"message": 9999}, headers=auth(ann)).status_code
         == 404
     )
+
+
+def at(client: TestClient, address: str) -> TestClient:
+    """Another browser on the same server, writing from ``address`` (and without cookies)."""
+    return TestClient(client.app, client=(address, 50000))
+
+
+def ids_and_texts(client: TestClient, code: str) -> list[tuple[int, str]]:
+    return [(m["id"], m["text"]) for m in client.get(f"/api/rooms/{code}/chat").json()["messages"]]
+
+
+def test_a_muted_spectator_stays_muted_without_the_cookie_or_through_the_api(client: TestClient) -> None:
+    code, ann, bob = new_room(client)
+    home = "198.51.100.7"
+    zoe = at(client, home)
+    assert zoe.post(f"/r/{code}/chat", data={"text": "spam"}, follow_redirects=False).status_code == 303
+    spam = ids_and_texts(client, code)[-1][0]
+    assert (
+        client.post(f"/api/rooms/{code}/chat/mute", json={"message": spam}, headers=auth(ann)).status_code
+        == 200
+    )
+    no_cookie = at(client, home)
+    page = no_cookie.post(f"/r/{code}/chat", data={"text": "spam again"}, headers={"hx-request": "true"})
+    assert page.status_code == 403 and "muted spectators writing from your network" in page.text
+    form = no_cookie.post(f"/r/{code}/chat", data={"text": "and again"}, headers={"accept-language": "en"})
+    assert "muted spectators writing from your network" in form.text  # back on the room page, refused
+    api = no_cookie.post(f"/api/rooms/{code}/chat", json={"text": "through the API"})
+    assert api.status_code == 403 and "from your network" in api.json()["detail"]
+    # an IPv6 neighbour of the same /64 is the same household
+    assert at(client, "2001:db8::1").post(f"/api/rooms/{code}/chat", json={"text": "hi"}).status_code == 201
+    v6 = ids_and_texts(client, code)[-1][0]
+    client.post(f"/api/rooms/{code}/chat/mute", json={"message": v6}, headers=auth(ann))
+    assert (
+        at(client, "2001:db8::ffff").post(f"/api/rooms/{code}/chat", json={"text": "hi"}).status_code == 403
+    )
+    # a seat at the muted address still writes, and so does a spectator elsewhere
+    assert (
+        at(client, home).post(f"/api/rooms/{code}/chat", json={"text": "me"}, headers=auth(bob)).status_code
+        == 201
+    )
+    assert at(client, "203.0.113.9").post(f"/r/{code}/chat", data={"text": "hello"}).status_code == 200
+    assert [text for _, text in ids_and_texts(client, code)] == ["me", "hello"]
+
+
+def test_a_muted_seat_stays_muted_without_its_token(client: TestClient) -> None:
+    code, ann, bob = new_room(client)
+    home = "198.51.100.7"
+    cat = client.post(f"/api/rooms/{code}/join", json={"name": "Cat"}).json()["token"]
+    bobs_phone = at(client, home)
+    assert (
+        bobs_phone.post(f"/api/rooms/{code}/chat", json={"text": "rude"}, headers=auth(bob)).status_code
+        == 201
+    )
+    rude = ids_and_texts(client, code)[-1][0]
+    assert client.post(f"/api/rooms/{code}/chat/mute", json={"message": rude}, headers=auth(ann)).json() == {
+        "muted": rude,
+        "removed": [rude],
+    }
+    assert (
+        bobs_phone.post(f"/api/rooms/{code}/chat", json={"text": "still rude"}, headers=auth(bob)).status_code
+        == 403
+    )
+    assert bobs_phone.post(f"/api/rooms/{code}/chat", json={"text": "no token"}).status_code == 403
+    page = at(client, home).post(
+        f"/r/{code}/chat", data={"text": "no cookie"}, headers={"hx-request": "true"}
+    )
+    assert page.status_code == 403 and "muted" in page.text
+    # Cat shares Bob's home network: her seat is not muted
+    assert (
+        at(client, home).post(f"/api/rooms/{code}/chat", json={"text": "hi"}, headers=auth(cat)).status_code
+        == 201
+    )
+    assert [text for _, text in ids_and_texts(client, code)] == ["hi"]
+
+
+def test_a_mute_takes_the_muted_persons_earlier_lines_away(client: TestClient) -> None:
+    code, ann, bob = new_room(client)
+    zoe, yan = at(client, "198.51.100.7"), at(client, "203.0.113.9")
+    zoe.post(f"/r/{code}/chat", data={"text": "zoe one", "name": "Zoe"})
+    assert say(client, code, "bob one", bob) == 201
+    zoe.post(f"/r/{code}/chat", data={"text": "zoe two", "name": "Zoe"})
+    yan.post(f"/r/{code}/chat", data={"text": "yan one"})
+    assert say(client, code, "bob two", bob) == 201
+    lines = dict((text, number) for number, text in ids_and_texts(client, code))
+    host = {"cookie": f"bourse_seat_{code}={ann}"}
+    with contextlib.ExitStack() as stack:
+        tabs = [
+            stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}", headers=host)),
+            stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}?lang=zh-Hant")),
+        ]
+        for tab in tabs:
+            received(tab)
+        muted = client.post(
+            f"/r/{code}/chat/mute",
+            data={"message": str(lines["zoe two"])},
+            headers=host,
+            follow_redirects=False,
+        )
+        assert muted.status_code == 303
+        for tab in tabs:
+            assert "".join(received(tab)) == (
+                f'<div hx-swap-oob="delete:#chat-{lines["zoe one"]}"></div>'
+                f'<div hx-swap-oob="delete:#chat-{lines["zoe two"]}"></div>'
+            )
+        answer = client.post(
+            f"/r/{code}/chat/mute",
+            data={"message": str(lines["bob one"])},
+            headers={**host, "hx-request": "true"},
+        )
+        assert answer.status_code == 200 and "their messages are removed" in answer.text
+        pushed = "".join(received(tabs[1]))
+        assert f"delete:#chat-{lines['bob one']}" in pushed and f"delete:#chat-{lines['bob two']}" in pushed
+    assert [text for _, text in ids_and_texts(client, code)] == ["yan one"]
+    page = client.get(f"/r/{code}", headers=host).text
+    fetched = client.get(f"/r/{code}/chat", headers=host).text
+    for text in ("zoe one", "zoe two", "bob one", "bob two"):
+        assert text not in page and text not in fetched
+    assert "yan one" in page and "yan one" in fetched
 
 
 def test_chat_is_rate_limited_with_a_readable_429(database_url: str) -> None:
