@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -57,6 +58,35 @@ OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to
 NOTHING_SENT: Mapping[str, str] = MappingProxyType({})  # shared, so fresh tabs share their first message
 
 
+class Outbox:
+    """A tab's messages waiting to be sent, in order (``None``: close the tab). The few operations
+    its sender needs on one deque: an ``asyncio.Queue`` holds three deques and an event per tab."""
+
+    __slots__ = ("_messages", "_waiter")
+
+    def __init__(self) -> None:
+        self._messages: deque[str | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self._messages)
+
+    def put_nowait(self, message: str | None) -> None:
+        self._messages.append(message)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def get(self) -> str | None:
+        """The oldest message, once there is one."""
+        while not self._messages:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._messages.popleft()
+
+
 @dataclass(eq=False)
 class Tab:
     socket: WebSocket
@@ -66,7 +96,7 @@ class Tab:
     sent: Mapping[str, str] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
     version: int = -1
     events_seen: int = 0  # game-log events the tab shows
-    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    outbox: Outbox = field(default_factory=Outbox)
     closed: bool = False  # its sender has stopped
     unsent: int = 0  # messages pushed and not yet sent
 
@@ -87,6 +117,9 @@ class Tab:
                         await self.socket.close(code=4408)
                     return
                 await self.socket.send_text(message)
+                # Not kept while waiting for the next one: an idle tab would hold its last message
+                # (its first is its whole page, ~24 KB) for as long as it stays open.
+                del message
                 self.unsent -= 1
         except Exception:  # a closed socket: its own handler will leave
             return
