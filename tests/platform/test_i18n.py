@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from jinja2 import TemplateSyntaxError
 
 from app.config import Settings
-from app.i18n import APP_DIR, choose_locale, format_message, person_name, translations
+from app.i18n import APP_DIR, choose_locale, format_event, format_message, person_name, translations
 from app.i18n_catalogues import TRANSLATED_LOCALES, Part, extract, missing, parts
 from app.rooms import RoomService
 from app.web.app import create_app
@@ -174,3 +174,47 @@ def test_the_turn_clock_counts_days_in_the_pages_language(settings: Settings) ->
     with TestClient(create_app(settings)) as client:
         assert 'data-clock-days="{days}天 {time}"' in client.get("/?lang=zh-Hant").text
         assert 'data-clock-days="{days}d {time}"' in client.get("/?lang=en").text
+
+
+# Working notes of ours that a publisher would never print on a rules page, in every language.
+WORKING_NOTES = (
+    "our transcription",
+    "our ruling",
+    "our reconstruction",
+    "我們的",
+    "我们的",
+    "我們依",
+    "我们依",
+    "裁定",
+)
+
+
+@pytest.mark.parametrize("game", ["basari", "qe", "tulip-bubble", "tulipmania-1637"])
+@pytest.mark.parametrize("locale", ["en", "zh_Hant", "zh_Hans"])
+def test_no_rules_page_shows_working_notes(game: str, locale: str) -> None:
+    html = environment(locale, game).get_template(f"games/{game}/rules.html").render()
+    assert [note for note in WORKING_NOTES if note in html.casefold()] == []
+
+
+def test_english_log_lines_tell_basaris_action_cards_from_its_blue_gems() -> None:
+    from app.games.registry import ENGINES
+
+    engine = ENGINES["basari"]
+    state = engine.setup(3, {}, 7)
+    for seat in range(3):
+        state = engine.apply(state, seat, {"type": "choose", "card": "ABC"[seat]})
+    names = ["Ann", "Bob", "Cleo"].__getitem__
+    lines = [format_event("en", event, names, "basari") for event in state["events"]]
+    assert "Ann played card A." in lines and "Bob played card B." in lines
+    assert any(line.startswith("Bob performs card B and scores") for line in lines)
+
+
+@pytest.mark.parametrize("game", ["basari", "tulip-bubble", "tulipmania-1637", "qe"])
+def test_every_rules_page_heads_its_setup_the_same_way(game: str) -> None:
+    html = environment("en", game).get_template(f"games/{game}/rules.html").render()
+    assert "Set-up" not in html and "Setup" in html
+
+
+def test_tulipmania_names_the_priority_action_card_as_its_rulebook_does() -> None:
+    html = environment("en", "tulipmania-1637").get_template("games/tulipmania-1637/rules.html").render()
+    assert "Priority Action card" in html and "priority card" not in html

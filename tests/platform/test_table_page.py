@@ -103,20 +103,26 @@ def test_a_log_line_takes_the_plural_form_its_count_asks_for() -> None:
     state: dict[str, Any] = {"events": []}
     log_event(
         state,
-        NP_("{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."),
+        NP_(
+            "{seat} performs card B and scores {count} point.",
+            "{seat} performs card B and scores {count} points.",
+        ),
         seat={"seat": 0},
         count=1,
     )
     log_event(
         state,
-        NP_("{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."),
+        NP_(
+            "{seat} performs card B and scores {count} point.",
+            "{seat} performs card B and scores {count} points.",
+        ),
         seat={"seat": 0},
         count=6,
     )
     names = {0: "Ann"}.get
     one, six = state["events"]
-    assert format_event("en", one, names, "basari") == "Ann performs B and scores 1 point."
-    assert format_event("en", six, names, "basari") == "Ann performs B and scores 6 points."
+    assert format_event("en", one, names, "basari") == "Ann performs card B and scores 1 point."
+    assert format_event("en", six, names, "basari") == "Ann performs card B and scores 6 points."
     assert format_event("zh_Hant", six, names, "basari") == "Ann 執行 B，得到 6 分。"
     with pytest.raises(ValueError):
         log_event(state, NP_("{count} gem", "{count} gems"))
@@ -127,9 +133,10 @@ def test_counted_units_are_written_in_each_language() -> None:
     gems = counted([(2, "R"), (1, "B")])
     names = {0: "Ann"}.get
     params = {"seat": {"seat": 0}, "gems": gems}
-    text = "{seat} performs C and takes {gems} from the bank."
+    text = "{seat} performs card C and takes {gems} from the bank."
     assert (
-        format_message("en", text, params, names, "basari") == "Ann performs C and takes 2R 1B from the bank."
+        format_message("en", text, params, names, "basari")
+        == "Ann performs card C and takes 2R 1B from the bank."
     )
     assert "2紅 1藍" in format_message("zh_Hant", text, params, names, "basari")
     assert "2红 1蓝" in format_message("zh_Hans", text, params, names, "basari")
@@ -139,8 +146,8 @@ def test_counted_units_are_written_in_each_language() -> None:
 def test_a_verbatim_param_is_never_translated() -> None:
     """Basari's action card "B" stays "B" in Chinese, though "B" is also the blue gem's letter (藍)."""
     names = {0: "Ann"}.get
-    text = "{seat} played action {card}."
+    text = "{seat} played card {card}."
     params = {"seat": {"seat": 0}, "card": verbatim("B")}
     assert format_message("zh_Hant", text, params, names, "basari").endswith("B。")
     assert "藍" not in format_message("zh_Hant", text, params, names, "basari")
-    assert format_message("en", text, params, names, "basari") == "Ann played action B."
+    assert format_message("en", text, params, names, "basari") == "Ann played card B."

@@ -202,7 +202,7 @@ def choose(state: State, seat: int, card: str) -> None:
     """Ruling 1 (2): a secret choice; the cards are revealed together once everyone has chosen."""
     state["chosen"][seat] = card
     base.log_event(state, N_("{seat} has chosen an action card."), seat=base.seat_ref(seat))
-    base.log_event(state, N_("You chose action {card}."), to=[seat], card=base.verbatim(card))
+    base.log_event(state, N_("You chose card {card}."), to=[seat], card=base.verbatim(card))
     if all(choice is not None for choice in state["chosen"]):
         reveal(state)
 
@@ -213,7 +213,7 @@ def reveal(state: State) -> None:
     for seat in seat_order(state):
         base.log_event(
             state,
-            N_("{seat} played action {card}."),
+            N_("{seat} played card {card}."),
             seat=base.seat_ref(seat),
             card=base.verbatim(state["revealed"][seat]),
         )
@@ -241,7 +241,7 @@ def resolve(state: State) -> None:
         elif len(seats) >= 3:
             base.log_event(
                 state,
-                N_("{count} players chose {card}: nobody performs it."),
+                N_("{count} players chose card {card}: nobody performs it."),
                 count=len(seats),
                 card=base.verbatim(card),
             )
@@ -257,7 +257,7 @@ def perform(state: State, seat: int, card: str) -> None:
         if drawn is not None:
             base.log_event(
                 state,
-                N_("{seat} performs A and adds a market card (workers {workers})."),
+                N_("{seat} performs card A and adds a market card (workers {workers})."),
                 seat=who,
                 workers=drawn["workers"],
             )
@@ -266,7 +266,7 @@ def perform(state: State, seat: int, card: str) -> None:
     if top is None:
         base.log_event(
             state,
-            N_("{seat} has no market card, so {card} brings nothing."),
+            N_("{seat} has no market card, so card {card} brings nothing."),
             seat=who,
             card=base.verbatim(card),
         )
@@ -276,7 +276,8 @@ def perform(state: State, seat: int, card: str) -> None:
         base.log_event(
             state,
             NP_(
-                "{seat} performs B and scores {count} point.", "{seat} performs B and scores {count} points."
+                "{seat} performs card B and scores {count} point.",
+                "{seat} performs card B and scores {count} points.",
             ),
             seat=who,
             count=top["points"],
@@ -289,14 +290,14 @@ def perform(state: State, seat: int, card: str) -> None:
     if received == top["gems"]:
         base.log_event(
             state,
-            N_("{seat} performs C and takes {gems} from the bank."),
+            N_("{seat} performs card C and takes {gems} from the bank."),
             seat=who,
             gems=format_gems(received),
         )
     else:
         base.log_event(
             state,
-            N_("{seat} performs C and takes {gems} from the bank; the bank lacks the rest of {wanted}."),
+            N_("{seat} performs card C and takes {gems} from the bank; the bank lacks the rest of {wanted}."),
             seat=who,
             gems=format_gems(received),
             wanted=format_gems(top["gems"]),
@@ -318,7 +319,7 @@ def start_bargain(state: State, card: str, seats: list[int]) -> bool:
         winner = second if empty == [first] else first
         base.log_event(
             state,
-            N_("{loser} has no gems to offer, so {seat} performs {card} without paying."),
+            N_("{loser} has no gems to offer, so {seat} performs card {card} without paying."),
             loser=base.seat_ref(second if winner == first else first),
             seat=base.seat_ref(winner),
             card=base.verbatim(card),
@@ -329,7 +330,7 @@ def start_bargain(state: State, card: str, seats: list[int]) -> bool:
     state["bargain"] = {"card": card, "bidders": [first, second], "offers": [], "to_move": first}
     base.log_event(
         state,
-        N_("{seat} and {other} both chose {card} and bargain for it; {seat} offers first."),
+        N_("{seat} and {other} both chose card {card} and bargain for it; {seat} offers first."),
         seat=base.seat_ref(first),
         other=base.seat_ref(second),
         card=base.verbatim(card),
@@ -344,7 +345,7 @@ def offer(state: State, seat: int, gems: Gems) -> None:
     bargain["to_move"] = second if seat == first else first
     base.log_event(
         state,
-        N_("{seat} offers {gems} (total {count}) for {card}."),
+        N_("{seat} offers {gems} (total {count}) for card {card}."),
         seat=base.seat_ref(seat),
         gems=format_gems(gems),
         count=gem_total(gems),
@@ -362,7 +363,7 @@ def accept(state: State, seat: int) -> None:
         state["gems"][seat][c] += gems[c]
     base.log_event(
         state,
-        N_("{seat} accepts {gems} from {offerer}, who performs {card}."),
+        N_("{seat} accepts {gems} from {offerer}, who performs card {card}."),
         seat=base.seat_ref(seat),
         gems=format_gems(gems),
         offerer=base.seat_ref(offerer),
@@ -387,7 +388,7 @@ def start_d(state: State, seats: list[int]) -> bool:
     state["d_queue"] = bidding_priority(state, seats)
     base.log_event(
         state,
-        N_("{count} players chose D: each takes one gem from the bank, {seat} first."),
+        N_("{count} players chose card D: each takes one gem from the bank, {seat} first."),
         count=len(seats),
         seat=base.seat_ref(state["d_queue"][0]),
     )
@@ -411,7 +412,7 @@ def d_take(state: State, seat: int, colour: str) -> None:
     state["d_queue"].pop(0)
     base.log_event(
         state,
-        N_("{seat} takes {gems} from the bank (D)."),
+        N_("{seat} takes {gems} from the bank (card D)."),
         seat=base.seat_ref(seat),
         gems=format_gems({c: int(c == colour) for c in COLOURS}),
     )
@@ -437,7 +438,7 @@ def d_exchange(state: State, seat: int, give: str | None, take: Gems) -> None:
         state["gems"][seat][c] += take[c]
     base.log_event(
         state,
-        N_("{seat} performs D: returns {given} and takes {gems} from the bank."),
+        N_("{seat} performs card D: returns {given} and takes {gems} from the bank."),
         seat=base.seat_ref(seat),
         given=format_gems({c: int(c == give) for c in COLOURS}),
         gems=format_gems(take),

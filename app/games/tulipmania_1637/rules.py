@@ -452,7 +452,7 @@ def _settle_sale(state: State) -> None:
     if winner is not None and winner == state["priority"]:
         state["priority"] = right(state, winner)
         base.log_event(
-            state, N_("The priority card passes to {seat}."), seat=base.seat_ref(state["priority"])
+            state, N_("The Priority Action card passes to {seat}."), seat=base.seat_ref(state["priority"])
         )
     state["phase"] = DRAW
     if data.is_burst(state["price"][colour]):

@@ -59,7 +59,7 @@ def shared_d(pages: dict[str, Any], deadline: float) -> None:
         colour = str(button.get_attribute("value"))
         act(page, form, button)
         page.wait_for_selector(
-            f"#event-list li:has-text('{taker} takes 1{colour[0].upper()} from the bank (D).')",
+            f"#event-list li:has-text('{taker} takes 1{colour[0].upper()} from the bank (card D).')",
             state="attached",  # the log may sit in a closed drawer
         )
         assert gems_of(page, taker) == dict(before, **{colour: before[colour] + 1})
@@ -84,7 +84,7 @@ def sole_d(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     returned = f"1{given[0].upper()}"
     for other in pages.values():
         other.wait_for_selector(
-            f"#event-list li:has-text('Ann performs D: returns {returned} and takes 1R 1Y from the bank.')",
+            f"#event-list li:has-text('Ann performs card D: returns {returned} and takes 1R 1Y from the bank.')",
             timeout=PUSH_WAIT,
             state="attached",
         )

@@ -94,13 +94,14 @@ def test_the_round_scoring_table_is_shown_until_everyone_continues() -> None:
     assert "Waiting for Player 1, Player 2" in render_seat_html(ENGINE, state, 2)
 
 
-def test_the_rules_page_says_the_market_deck_is_our_reconstruction() -> None:
-    """Issue #5 (2): the deck is data of our own, and the rules page says so."""
+def test_the_rules_page_describes_the_market_deck() -> None:
+    """Issue #5 (2): the deck is data of our own; the rules page describes it as rules text (issue 20:
+    no working notes for players)."""
     for locale in ("en", "zh_Hant", "zh_Hans"):
         html = environment(locale).get_template("games/basari/rules.html").render()
         assert "39" in html
     english = environment("en").get_template("games/basari/rules.html").render()
-    assert "The market deck is our reconstruction." in english
+    assert "The market deck has 39 cards" in english
 
 
 def regions_seen_by(state: State, seat: int | None) -> dict[str, str]:

@@ -66,10 +66,10 @@ def test_chosen_cards_stay_secret_until_everyone_has_chosen() -> None:
 
 def test_all_cards_are_revealed_at_once_when_the_last_player_chooses() -> None:
     state = play(table(), ["B", "B"])
-    assert "{seat} played action {card}." not in texts(state)
+    assert "{seat} played card {card}." not in texts(state)
     state = ENGINE.apply(state, 2, {"type": "choose", "card": "A"})  # two on B: the bargain holds the turn
     assert [s["played"] for s in ENGINE.view(state, None)["seats"]] == ["B", "B", "A"]
-    assert texts(state).count("{seat} played action {card}.") == 3
+    assert texts(state).count("{seat} played card {card}.") == 3
 
 
 def test_actions_resolve_in_order_a_then_b_then_c() -> None:
@@ -79,9 +79,9 @@ def test_actions_resolve_in_order_a_then_b_then_c() -> None:
     state = play(state, ["C", "B", "A"])
     order = [t for t in texts(state) if "performs" in t]
     assert order[:3] == [
-        "{seat} performs A and adds a market card (workers {workers}).",
-        "{seat} performs B and scores {count} point.",
-        "{seat} performs C and takes {gems} from the bank.",
+        "{seat} performs card A and adds a market card (workers {workers}).",
+        "{seat} performs card B and scores {count} point.",
+        "{seat} performs card C and takes {gems} from the bank.",
     ]
 
 
@@ -129,7 +129,7 @@ def test_three_players_on_one_action_nobody_performs_it() -> None:
     arrange_displays(state, [[1], [2], [3]])
     state = play(state, ["B", "B", "B"])
     assert state["scores"] == [0, 0, 0]
-    assert "{count} players chose {card}: nobody performs it." in texts(state)
+    assert "{count} players chose card {card}: nobody performs it." in texts(state)
     assert state["phase"] == "choose" and state["turn"] == 2
 
 
