@@ -31,7 +31,7 @@ from app.replay import (
     redacted_record,
     replay_game,
 )
-from app.rooms import Conflict, RoomError, RoomService, RoomSnapshot
+from app.rooms import Conflict, Forbidden, RoomError, RoomService, RoomSnapshot
 from app.web.answers import is_htmx, page
 from app.web.deps import LocaleDep, PageRoom, ServiceDep
 from app.web.render import (
@@ -118,10 +118,25 @@ def replay_address(code: str, step: int, seat: int | None) -> str:
     return f"/r/{code}/replay?step={step}" + ("" if seat is None else f"&seat={seat}")
 
 
+def replay_views(snapshot: RoomSnapshot, reader: int | None) -> frozenset[int]:
+    """The seats whose view of the game this reader may replay: every seat's if the table agreed to a
+    full record at creation, else only their own (a spectator's view is always open). The record
+    download follows the same rule."""
+    if snapshot.full_record:
+        return frozenset(s.seat for s in snapshot.seats)
+    return frozenset() if reader is None else frozenset({reader})
+
+
 def frame_context(
-    snapshot: RoomSnapshot, replay: Replay, step: int, seat: int | None, locale: str
+    snapshot: RoomSnapshot,
+    replay: Replay,
+    step: int,
+    seat: int | None,
+    locale: str,
+    viewable: frozenset[int],
 ) -> dict[str, Any]:
-    """What ``platform/replay_frame.html`` draws: the table at ``step`` as ``seat`` saw it."""
+    """What ``platform/replay_frame.html`` draws: the table at ``step`` as ``seat`` saw it, with a
+    link to each view in ``viewable``."""
     engine = snapshot.engine
     table = replay_table(snapshot, replay, step, seat)
     context = seat_context(engine, replay.core(step), seat, table, locale, legal=[])
@@ -146,6 +161,7 @@ def frame_context(
         "last": replay.last_step,
         "seat": seat,
         "players": table.players,
+        "viewable": viewable,
         "actor": table.name_of(replay.actions[step - 1][0]) if step > 0 else None,
         "latest": latest,
         "to_act": [table.name_of(number) for number in table.to_act],
@@ -163,8 +179,13 @@ def replay_page(request: Request, room: PageRoom) -> Response:
     seat = _number(request.query_params.get("seat"), N_("There is no such seat."))
     if seat is not None and snapshot.seat(seat) is None:
         raise RoomError(N_("There is no such seat."))
+    viewable = replay_views(snapshot, room.seat)
+    if seat is not None and seat not in viewable:
+        raise Forbidden(
+            N_("This table kept its secrets: you can replay it as a spectator, or as your own seat.")
+        )
     step = replay.last_step if step is None else min(step, replay.last_step)
-    context = frame_context(snapshot, replay, step, seat, locale)
+    context = frame_context(snapshot, replay, step, seat, locale, viewable)
     if is_htmx(request) and not request.headers.get("hx-history-restore-request"):
         html = render_page("platform/replay_frame.html", locale, snapshot.game, **context)
         # The address pushed is the step and seat drawn (a step past the end is the last one).

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.browser
 
 def finished_game(server_url: str, game: str = "tulipmania-1637") -> str:
     """Ann and two bots play a whole game (Ann at random, through the API); its code."""
-    created = httpx.post(f"{server_url}/api/rooms", json={"game": game, "players": 3, "name": "Ann"}).json()
+    created = httpx.post(  # the table agrees to a full record: every seat's view can be replayed
+        f"{server_url}/api/rooms", json={"game": game, "players": 3, "name": "Ann", "full_record": True}
+    ).json()
     code, headers = created["code"], {"Authorization": f"Bearer {created['token']}"}
     httpx.post(f"{server_url}/api/rooms/{code}/bots", json={"fill": True}, headers=headers)
     httpx.post(f"{server_url}/api/rooms/{code}/start", headers=headers)

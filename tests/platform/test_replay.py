@@ -84,6 +84,28 @@ def test_the_replay_page_shows_every_step_to_a_spectator_and_to_a_seat(client: T
     assert "The game is over." in page.text
 
 
+def test_without_a_full_record_a_reader_replays_only_their_own_seat(client: TestClient) -> None:
+    """A Q.E. seat's view holds its losing sealed bids: unless the table agreed at creation, nobody
+    replays another seat's view (the record download follows the same rule)."""
+    service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+    code, _, token = service.seats.create_room("qe", 3, {}, "Ann")
+    assert token is not None
+    service.seats.add_bot(code, 0, fill=True)
+    service.seats.start(code, 0)
+    service.seats.set_bot_control(code, 0, 0, True)
+    while service.turns.bot_step(code):
+        pass
+    assert service.load(code).status == "finished"
+    spectator = client.get(f"/r/{code}/replay?lang=en")
+    assert spectator.status_code == 200 and 'id="replay-as-1"' not in spectator.text
+    refused = client.get(f"/r/{code}/replay?seat=1&lang=en")
+    assert refused.status_code == 403 and "kept its secrets" in refused.text
+    ann = {"cookie": f"bourse_seat_{code}={token}"}
+    own = client.get(f"/r/{code}/replay?seat=0&lang=en", headers=ann)
+    assert own.status_code == 200 and 'id="replay-as-0"' in own.text and 'id="replay-as-2"' not in own.text
+    assert client.get(f"/r/{code}/replay?seat=2&lang=en", headers=ann).status_code == 403
+
+
 def test_a_replay_is_built_once_and_stepping_reads_the_cache(client: TestClient) -> None:
     service: RoomService = client.app.state.service  # type: ignore[attr-defined]
     code, states = bot_game(service, "qe", 3)
