@@ -68,8 +68,6 @@ BELOW_NOW = {
     ("qe", 360): "open_bid (its last quick bids)",
     ("tulip-bubble", 360): "placing and selling",
     ("tulip-bubble", 1280): "placing and selling",
-    ("tulipmania-1637", 360): "playing, the buyer, buying",
-    ("tulipmania-1637", 1280): "playing, the buyer, buying",
 }
 CASES = [
     pytest.param(game, width, marks=[pytest.mark.xfail(strict=False, reason=BELOW_NOW[game, width])])
