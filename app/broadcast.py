@@ -6,7 +6,8 @@ Each process renders for its own sockets (``app/web/live/``); only small facts c
   from the database, through their hot snapshot, and bring their tabs up to date);
 * ``{"kind": "chat", "room": R, "game": G, "line": {…}}``: a chat line, drawn by each process for
   its tabs' languages;
-* ``{"kind": "presence", "room": R, "seats": […]}``: the seats this process has tabs open for;
+* ``{"kind": "presence", "room": R, "seats": […], "spectators": N, "names": […]}``: the seats this
+  process has tabs open for, and how many spectators' tabs (with a few of their names);
 * ``{"kind": "hello"}``: a process (re)joined; the others tell it their presence.
 
 ``Broadcast`` (the default) is one process: there is no one to tell. ``RedisBroadcast``

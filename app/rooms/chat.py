@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,6 +158,26 @@ class Chat:
             return [
                 ChatLine(_id_of(row), row.seat, row.name, row.text, row.reaction) for row in reversed(rows)
             ]
+
+    def spectator_names(self, code: str, authors: Iterable[str]) -> dict[str, str]:
+        """The name each of these spectators (chat author keys) last wrote under, for those who gave
+        one: who is watching, as the table may know them."""
+        wanted = sorted(set(authors))
+        if not wanted:
+            return {}
+        with self.writer.db.read() as session:
+            room = self.writer.room(session, code)
+            rows = session.exec(
+                select(ChatMessage.author, ChatMessage.name)
+                .where(
+                    ChatMessage.room_id == room.id,
+                    col(ChatMessage.seat).is_(None),
+                    col(ChatMessage.author).in_(wanted),
+                    ChatMessage.name != "",
+                )
+                .order_by(col(ChatMessage.id))
+            ).all()
+            return dict(rows)  # the newest name of each wins
 
     def mute(self, code: str, actor: int | None, message_id: Any) -> list[int]:
         """The host mutes the writer of a chat message: their author (seat or viewer key) and, for

@@ -453,6 +453,9 @@ async def room_socket(
         seat=seat,
         locale=locale,
         page_version=int(page_version) if page_version.isdigit() else None,
+        viewer=chat_author_of(None, socket.cookies[VIEWER_COOKIE])
+        if seat is None and socket.cookies.get(VIEWER_COOKIE)
+        else "",
     )
     sender = asyncio.create_task(tab.send_pushes())
     try:

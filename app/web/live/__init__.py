@@ -139,6 +139,7 @@ class LiveRooms:
 
     async def share_chat(self, code: str, game: str, line: ChatLine) -> None:
         """Push a new chat line to the room's tabs, in this process and the others."""
+        self.presence.wrote(code)
         await self.chat.share(code, game, line)
 
     async def idle(self) -> None:

@@ -93,6 +93,7 @@ class Tab:
     seat: int | None
     locale: str
     page_version: int | None = None  # the room version the tab's page was rendered at
+    viewer: str = ""  # a spectator's chat author key (from its viewer cookie): names it if it wrote
     sent: Mapping[str, str] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
     version: int = -1
     events_seen: int = 0  # game-log events the tab shows

@@ -7,15 +7,45 @@ recent leavers are kept. Seats another process has tabs for (``remote.py`` hears
 connected; when they go, they are noted as gone at that moment, as for this process's own tabs, so
 every process counts them away at the same time.
 
+Spectators come and go unseen: a tab without a seat changes no one's page when it opens or closes.
+Who is watching (``Crowd``: how many spectators' tabs, and the names of those who wrote in chat under
+one) is counted here for this process's tabs, and heard from the others for theirs; the timer shows
+the total every few seconds (``timers.py``), so a crowd arriving costs each tab one push at most.
+
 This only keeps the record: the callers publish what changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from app.rooms import RoomSnapshot
-from app.web.live.fanout import RoomLive
+from app.web.live.fanout import RoomLive, Tab
+
+NAMES_SHOWN = 3  # spectators' names a table shows; the others are "and N more"
+
+
+@dataclass(frozen=True)
+class Crowd:
+    """Who watches a room without a seat: how many spectators' tabs, and some of their names."""
+
+    count: int = 0
+    names: tuple[str, ...] = ()  # at most NAMES_SHOWN, each a spectator who gave one in chat
+
+    def __add__(self, other: Crowd) -> Crowd:
+        names = tuple(dict.fromkeys(self.names + other.names))[:NAMES_SHOWN]
+        return Crowd(self.count + other.count, names)
+
+
+def crowd_of(tabs: Iterable[Tab], names: Mapping[str, str]) -> Crowd:
+    """The crowd of these tabs: those without a seat (one person's tabs once, if their browser is
+    known by its viewer key), named as ``names`` (author key -> name) has them."""
+    watching = [tab for tab in tabs if tab.seat is None]
+    known = {tab.viewer for tab in watching if tab.viewer}
+    count = len(known) + sum(1 for tab in watching if not tab.viewer)
+    named = sorted({names[viewer] for viewer in known if viewer in names})
+    return Crowd(count, tuple(named[:NAMES_SHOWN]))
 
 
 class Presence:
@@ -27,6 +57,8 @@ class Presence:
         self._started_away = False
         self._left: dict[str, dict[int, float]] = {}  # room -> seat -> when its last tab closed
         self._elsewhere: dict[str, dict[str, frozenset[int]]] = {}  # room -> process -> seats it has tabs for
+        self._crowds: dict[str, dict[str, Crowd]] = {}  # room -> process -> who watches there
+        self._wrote: set[str] = set()  # rooms with chat lines since their spectators were last named
 
     def connected_here(self, code: str) -> frozenset[int]:
         """The seats with a tab open on this process."""
@@ -93,9 +125,42 @@ class Presence:
             if not remote:
                 del self._elsewhere[code]
 
+    def crowd_elsewhere(self, code: str, origin: str, crowd: Crowd) -> None:
+        """Process ``origin`` now has ``crowd`` watching the room."""
+        remote = self._crowds.setdefault(code, {})
+        if crowd.count:
+            remote[origin] = crowd
+        else:
+            remote.pop(origin, None)
+            if not remote:
+                del self._crowds[code]
+
+    def wrote(self, code: str) -> None:
+        """Someone wrote in the room's chat: a spectator may have given a name."""
+        self._wrote.add(code)
+
+    def names_stale(self, code: str) -> bool:
+        """Whether the room's chat had lines since this was last asked (then it is asked afresh)."""
+        if code in self._wrote:
+            self._wrote.discard(code)
+            return True
+        return False
+
+    def crowd(self, code: str, here: Crowd) -> Crowd:
+        """Who watches the room on every process, given who watches it on this one."""
+        total = here
+        for crowd in self._crowds.get(code, {}).values():
+            total += crowd
+        return total
+
     def forget(self, origins: set[str]) -> dict[str, frozenset[int]]:
         """Drop the tabs of processes that died; the rooms they had seats in, each with the seats
         connected before."""
+        for code, crowds in list(self._crowds.items()):
+            for origin in origins:
+                crowds.pop(origin, None)
+            if not crowds:
+                del self._crowds[code]
         changed = {}
         for code, remote in list(self._elsewhere.items()):
             if origins & remote.keys():

@@ -2,7 +2,7 @@
 (``app/broadcast.py``, which lists the messages).
 
 A process that changes a room tells the others "room R is at version N" (and chat lines, and which
-seats it has tabs for), and each brings its own tabs up to date from the database. Every process
+seats it has tabs for and how many spectators, some by name), and each brings its own tabs up to date from the database. Every process
 says it is alive every lease; the tabs of one that has said nothing for three leases (it died)
 count as closed.
 """
@@ -16,7 +16,7 @@ from app.lease import Leases
 from app.web.live.bots import BotDriver
 from app.web.live.chat import Chat
 from app.web.live.fanout import Fanout
-from app.web.live.presence import Presence
+from app.web.live.presence import NAMES_SHOWN, Crowd, Presence
 
 
 class Remote:
@@ -37,6 +37,7 @@ class Remote:
         self.presence = presence
         self.chat = chat
         self.bots = bots
+        self.crowds_here: dict[str, Crowd] = {}  # room -> who watches it here, as last told (timers.py)
         self._heard_from: dict[str, float] = {}  # process -> when it last said anything (it says "alive")
         self._handlers: Mapping[str, Callable[[Message], Awaitable[None]]] = {
             "hello": self._hello,
@@ -83,9 +84,19 @@ class Remote:
         code, seats = message.get("room"), message.get("seats")
         if not isinstance(code, str) or not isinstance(seats, list):
             return
+        origin = str(message.get("from"))
         before = self.presence.connected(code)
-        self.presence.seen_elsewhere(
-            code, str(message.get("from")), frozenset(seat for seat in seats if isinstance(seat, int))
+        self.presence.seen_elsewhere(code, origin, frozenset(seat for seat in seats if isinstance(seat, int)))
+        count, names = message.get("spectators"), message.get("names")
+        self.presence.crowd_elsewhere(
+            code,
+            origin,
+            Crowd(
+                count if isinstance(count, int) and count > 0 else 0,
+                tuple(name for name in names if isinstance(name, str))[:NAMES_SHOWN]
+                if isinstance(names, list)
+                else (),
+            ),
         )
         await self._presence_changed(code, before)
 
@@ -93,6 +104,7 @@ class Remote:
         code = message.get("room")
         if isinstance(code, str):
             self.chat.heard(code, message)
+            self.presence.wrote(code)  # a spectator here may have named themselves
 
     async def resync(self) -> None:
         """The broadcast was lost and is back: what it missed may have changed any room."""
@@ -105,9 +117,27 @@ class Remote:
             await self.broadcast.send({"kind": "version", "room": code, "version": version})
 
     async def announce_presence(self, code: str) -> None:
+        """Tell the others which seats this process has tabs for, and who watches here."""
         if self.broadcast.shared:
             seats = sorted(self.presence.connected_here(code))
-            await self.broadcast.send({"kind": "presence", "room": code, "seats": seats})
+            crowd = self.crowds_here.get(code, Crowd())
+            await self.broadcast.send(
+                {
+                    "kind": "presence",
+                    "room": code,
+                    "seats": seats,
+                    "spectators": crowd.count,
+                    "names": list(crowd.names),
+                }
+            )
+
+    async def announce_crowd(self, code: str, crowd: Crowd) -> None:
+        """Who watches the room here changed (the timer counts it every few seconds): tell the others."""
+        if crowd.count:
+            self.crowds_here[code] = crowd
+        else:
+            self.crowds_here.pop(code, None)
+        await self.announce_presence(code)
 
     async def keep_in_touch(self) -> None:
         """Say this process is alive, and forget the tabs of processes silent for three leases (they

@@ -1,7 +1,8 @@
 """The timer: the one place time-driven changes start. Every tick it tells rooms whose seats turned
 away, keeps in touch with the other processes and sweeps up undriven bots (every lease), marks the
 rooms this process has tabs open on as in use (``ACTIVITY_EVERY``: each process its own tabs, so the
-cleanup sweep keeps them), and lets a bot decide for each seat whose clock ran out (one process runs
+cleanup sweep keeps them), shows each room's tabs who is watching (``CROWD_EVERY``: spectators come and
+go unseen between, so a crowd arriving costs each tab one push at most), and lets a bot decide for each seat whose clock ran out (one process runs
 the clocks: the "clocks" lease)."""
 
 from __future__ import annotations
@@ -9,20 +10,37 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from functools import lru_cache
 
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 
+from app.i18n import join_list
 from app.lease import Leases
 from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web.live.bots import BotDriver
-from app.web.live.fanout import Fanout
-from app.web.live.presence import Presence
+from app.web.live.fanout import Fanout, Tab
+from app.web.live.presence import Crowd, Presence, crowd_of
 from app.web.live.remote import Remote
+from app.web.render import render_page
 
 log = logging.getLogger(__name__)
 
 ACTIVITY_EVERY = 600.0  # seconds: a room with tabs open is marked in use at least this often
+CROWD_EVERY = 3.0  # seconds: who is watching is shown at most this often
+
+
+@lru_cache(maxsize=256)
+def crowd_html(crowd: Crowd, locale: str) -> str:
+    """The "who is watching" line (``#watchers``), as every tab in one language is sent it."""
+    return render_page(
+        "platform/watchers.html",
+        locale,
+        oob=True,
+        count=crowd.count,
+        names=join_list(locale, crowd.names),
+        more=crowd.count - len(crowd.names),
+    )
 
 
 class Timers:
@@ -48,6 +66,10 @@ class Timers:
         self._swept_at = clock()  # when rooms whose bots nobody drives were last looked for
         self.activity_every = ACTIVITY_EVERY
         self._marked_at: dict[str, float] = {}  # open room -> when it was last marked in use
+        self.crowd_every = CROWD_EVERY
+        self._crowd_at = clock()  # when who is watching was last shown
+        self._named: dict[str, tuple[frozenset[str], dict[str, str]]] = {}  # room -> its viewers' names
+        self._shown: dict[Tab, str] = {}  # open tab -> the "who is watching" line it was last sent
 
     async def run(self, tick: float) -> None:
         """Every ``tick`` seconds: tell rooms whose seats turned away, and let a bot decide for each
@@ -63,6 +85,9 @@ class Timers:
         for code in self.presence.turned_away():
             await self.fanout.publish(code)
         await self.mark_in_use([code for code, room in self.fanout.rooms.items() if room.tabs])
+        if self.clock() - self._crowd_at >= self.crowd_every:
+            self._crowd_at = self.clock()
+            await self.show_crowds()
         if self.remote.shared and self.clock() - self._swept_at >= self.leases.seconds:
             self._swept_at = self.clock()
             await self.remote.keep_in_touch()
@@ -94,3 +119,38 @@ class Timers:
             await run_in_threadpool(self.service.sweeper.touch, due)
         except OperationalError as failure:  # a read-only or full disk: the tabs go on all the same
             log.warning("could not mark %d open rooms in use: %s", len(due), failure.orig)
+
+    async def show_crowds(self) -> None:
+        """Count who watches each room here, tell the other processes if that changed, and send each
+        tab the total if it differs from what the tab shows (its page starts with nobody)."""
+        shown: dict[Tab, str] = {}
+        for code in list(dict.fromkeys([*self.fanout.rooms, *self.remote.crowds_here])):
+            room = self.fanout.rooms.get(code)
+            tabs = list(room.tabs) if room is not None else []
+            here = crowd_of(tabs, await self._names(code, tabs))
+            if here != self.remote.crowds_here.get(code, Crowd()):
+                await self.remote.announce_crowd(code, here)
+            total = self.presence.crowd(code, here)
+            for tab in tabs:
+                html = shown[tab] = crowd_html(total, tab.locale)
+                if self._shown.get(tab, crowd_html(Crowd(), tab.locale)) != html:
+                    tab.push(html)
+        self._shown = shown
+        self._named = {code: named for code, named in self._named.items() if code in self.fanout.rooms}
+
+    async def _names(self, code: str, tabs: list[Tab]) -> dict[str, str]:
+        """The names the room's spectators here gave in chat (read again only when they or the chat
+        changed)."""
+        viewers = frozenset(tab.viewer for tab in tabs if tab.seat is None and tab.viewer)
+        stale = self.presence.names_stale(code)
+        known = self._named.get(code)
+        if known is not None and known[0] == viewers and not stale:
+            return known[1]
+        names: dict[str, str] = {}
+        if viewers:
+            try:
+                names = await run_in_threadpool(self.service.chat.spectator_names, code, viewers)
+            except RoomError:
+                names = {}
+        self._named[code] = (viewers, names)
+        return names

@@ -1,0 +1,69 @@
+"""Who is watching (issue 20): the table sees how many spectators it has, by name where they gave one
+in chat, counted on every process; shown every few seconds at most, and only to the tabs whose line
+changed (a crowd arriving must not cost everyone a push per spectator)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.web.app import create_app
+from app.web.deps import VIEWER_COOKIE
+from app.web.live import LiveRooms
+from tests.platform.test_live_sync import received
+
+
+@pytest.fixture
+def client(database_url: str, toy_game: str) -> Iterator[TestClient]:
+    settings = Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_CLOCK_TICK=3600)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def watchers_lines(texts: list[str]) -> list[str]:
+    return [text for text in texts if 'id="watchers"' in text]
+
+
+def test_the_table_sees_its_spectators_counted_named_and_from_other_processes(
+    client: TestClient, toy_game: str
+) -> None:
+    live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+    created = client.post("/api/rooms", json={"game": toy_game, "players": 2, "name": "Ann"}).json()
+    code, ann = created["code"], created["token"]
+    page = client.get(f"/r/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}).text
+    assert 'id="watchers"' in page and "watching" not in page.lower()
+    # Cy writes in chat under a name; her browser is known by its viewer key from then on
+    assert client.post(f"/r/{code}/chat", data={"text": "hi", "name": "Cy"}).status_code in (200, 303)
+    cy = client.cookies.get(VIEWER_COOKIE)
+    client.cookies.clear()
+    assert cy
+    with (
+        client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}) as seat,
+        client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"{VIEWER_COOKIE}={cy}"}) as named,
+        client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"{VIEWER_COOKIE}={cy}"}),
+        client.websocket_connect(f"/ws/rooms/{code}") as unnamed,
+    ):
+        received(seat), received(named), received(unnamed)
+        seat.portal.call(live.timers.show_crowds)
+        shown = watchers_lines(received(seat))
+        assert len(shown) == 1 and "Watching: Cy and 1 more" in shown[0]  # Cy's two tabs count once
+        assert watchers_lines(received(unnamed)) == shown  # a public line: the same bytes for all
+        seat.portal.call(live.timers.show_crowds)
+        assert watchers_lines(received(seat)) == []  # nothing changed: nothing sent
+
+        # another process has five spectators' tabs, one of them Zed's
+        other = {"from": "other", "kind": "presence", "room": code, "seats": []}
+        seat.portal.call(live.remote.heard, {**other, "spectators": 5, "names": ["Zed"]})
+        seat.portal.call(live.timers.show_crowds)
+        assert "Watching: Cy, Zed and 5 more" in "".join(watchers_lines(received(seat)))
+        seat.portal.call(live.remote.heard, {**other, "spectators": 0, "names": []})
+    with client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}) as seat:
+        received(seat)
+        seat.portal.call(live.timers.show_crowds)
+        assert watchers_lines(received(seat)) == []  # no spectators: the page's empty line stands
+        with client.websocket_connect(f"/ws/rooms/{code}"):
+            seat.portal.call(live.timers.show_crowds)
+            assert "1 spectator is watching" in "".join(watchers_lines(received(seat)))
