@@ -65,7 +65,6 @@ def _screens(page: Any, game: str, kind: str) -> None:
 BELOW_NOW = {
     ("basari", 360): "choose, offer",
     ("basari", 1280): "choose, offer",
-    ("qe", 360): "open_bid (its last quick bids)",
     ("tulip-bubble", 360): "placing and selling",
     ("tulip-bubble", 1280): "placing and selling",
 }
