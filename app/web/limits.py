@@ -1,5 +1,7 @@
 """What one client may ask of the server: the size of a request body, how often it may create rooms,
-join, act and open live sockets, and how many sockets it (and a room) may hold open.
+join, act and open live sockets, and how many sockets it (and a room) may hold open. With Redis
+(``BOURSE_BROADCAST_URL``) every limit and cap holds across processes (``SharedRates``,
+``SharedSocketCounts``).
 
 These are plain ASGI middleware: they answer before routing, so a refused request costs neither a
 parse nor a database read. Refusals are readable (``answers.refusal_response``): JSON under ``/api/``,
@@ -8,14 +10,16 @@ the visitor's language elsewhere.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import math
 import re
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -23,6 +27,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.config import Rate, Settings, parse_rate
 from app.games.base import N_
 from app.web.answers import Refusal, refusal_response
+
+if TYPE_CHECKING:
+    from redis.typing import EncodableT, FieldT
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +51,41 @@ ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
     ("act", "POST", re.compile(r"/r/[^/]+/chat/mute|/api/rooms/[^/]+/chat/mute")),
 ]
 LIVE_SOCKET = re.compile(r"/ws/rooms/([^/]+)")
+SOCKETS_PREFIX = "bourse:sockets:"  # + a process's origin: its open sockets, by client and by room
+SOCKET_PROCESSES = SOCKETS_PREFIX + "processes"  # the origins that may have sockets counted
+# Count the sockets a client (ARGV[3]) and a room (ARGV[4]) have open on every live process (one whose
+# hash has not expired), forget dead processes, and count one more socket for this process (ARGV[1])
+# unless that passes a cap (ARGV[5], ARGV[6]; 0: none). 1 if counted. A process's hash names no key
+# ahead, so this needs one Redis, not a cluster.
+OPEN_SOCKET = """
+redis.call('sadd', KEYS[1], ARGV[1])
+local clients, rooms = 0, 0
+for _, origin in ipairs(redis.call('smembers', KEYS[1])) do
+  local key = ARGV[2] .. origin
+  if redis.call('exists', key) == 1 then
+    local counts = redis.call('hmget', key, ARGV[3], ARGV[4])
+    clients = clients + (tonumber(counts[1]) or 0)
+    rooms = rooms + (tonumber(counts[2]) or 0)
+  elseif origin ~= ARGV[1] then
+    redis.call('srem', KEYS[1], origin)
+  end
+end
+local per_client, per_room = tonumber(ARGV[5]), tonumber(ARGV[6])
+if (per_client > 0 and clients >= per_client) or (per_room > 0 and rooms >= per_room) then
+  return 0
+end
+redis.call('hincrby', KEYS[2], ARGV[3], 1)
+redis.call('hincrby', KEYS[2], ARGV[4], 1)
+redis.call('pexpire', KEYS[2], ARGV[7])
+return 1
+"""
+CLOSE_SOCKET = """
+for i = 1, 2 do
+  if redis.call('hincrby', KEYS[1], ARGV[i], -1) <= 0 then
+    redis.call('hdel', KEYS[1], ARGV[i])
+  end
+end
+"""
 
 
 class BodyTooLarge(Refusal):
@@ -190,8 +232,8 @@ def classify(method: str, path: str) -> str | None:
 
 class Limits:
     """Per-client rate limits on creating rooms, joining, acting, chatting and opening live sockets; caps on
-    the live sockets one client, and one room, hold open. Over a limit: 429 with ``Retry-After``
-    (a socket is closed before it is accepted)."""
+    the live sockets one client, and one room, hold open (``SocketCounts``; with Redis, over every
+    process). Over a limit: 429 with ``Retry-After`` (a socket is closed before it is accepted)."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -211,10 +253,16 @@ class Limits:
         self.buckets = (
             {name: TokenBuckets(rate) for name, rate in limited.items()} if self.shared is None else {}
         )
-        self.per_client = settings.max_sockets_per_client
-        self.per_room = settings.max_sockets_per_room
-        self.client_sockets: dict[str, int] = {}  # only clients and rooms with a socket open
-        self.room_sockets: dict[str, int] = {}
+        self.sockets = (
+            SharedSocketCounts(
+                settings.broadcast_url,
+                settings.max_sockets_per_client,
+                settings.max_sockets_per_room,
+                settings.lease_seconds,
+            )
+            if settings.broadcast_url
+            else SocketCounts(settings.max_sockets_per_client, settings.max_sockets_per_room)
+        )
         self.warned = False  # about an untrusted proxy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -262,20 +310,132 @@ class Limits:
     async def _socket(self, scope: Scope, receive: Receive, send: Send, code: str) -> None:
         client = client_key(scope)
         if (
-            (self.per_client and self.client_sockets.get(client, 0) >= self.per_client)
-            or (self.per_room and self.room_sockets.get(code, 0) >= self.per_room)
+            self.sockets.full(client, code)
             or await self._wait("connect", client)
+            or not await self.sockets.open(client, code)
         ):
             await receive()  # websocket.connect
             await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
             return
-        self.client_sockets[client] = self.client_sockets.get(client, 0) + 1
-        self.room_sockets[code] = self.room_sockets.get(code, 0) + 1
         try:
             await self.app(scope, receive, send)
         finally:
-            _release(self.client_sockets, client)
-            _release(self.room_sockets, code)
+            await self.sockets.close(client, code)
+
+
+class SocketCounts:
+    """The live sockets this process holds open, per client and per room, against the caps
+    (``per_client``, ``per_room``; 0: no cap). Only clients and rooms with a socket open are kept."""
+
+    def __init__(self, per_client: int, per_room: int) -> None:
+        self.per_client = per_client
+        self.per_room = per_room
+        self.clients: dict[str, int] = {}
+        self.rooms: dict[str, int] = {}
+
+    def full(self, client: str, room: str) -> bool:
+        """Whether another socket of ``client`` on ``room`` would pass a cap here."""
+        return bool(
+            (self.per_client and self.clients.get(client, 0) >= self.per_client)
+            or (self.per_room and self.rooms.get(room, 0) >= self.per_room)
+        )
+
+    async def open(self, client: str, room: str) -> bool:
+        """Count a socket of ``client`` on ``room`` unless that passes a cap; whether it was."""
+        if self.full(client, room):
+            return False
+        self._add(client, room)
+        return True
+
+    async def close(self, client: str, room: str) -> None:
+        _release(self.clients, client)
+        _release(self.rooms, room)
+
+    def _add(self, client: str, room: str) -> None:
+        self.clients[client] = self.clients.get(client, 0) + 1
+        self.rooms[room] = self.rooms.get(room, 0) + 1
+
+
+class SharedSocketCounts(SocketCounts):
+    """The caps over every process on one Redis. Each process keeps its own sockets in a hash of
+    its own (``bourse:sockets:<origin>``: ``c:<client>`` and ``r:<room>`` counts) that expires
+    after ``lease_seconds`` unless the process renews it, which it does every third of that while
+    it has sockets open (rewriting it from its own counts, so a count Redis missed is put right).
+    A socket is counted against the sum over the processes whose hash lives: a process that dies
+    stops counting once its lease runs out. While Redis cannot be reached, each process holds
+    its sockets to the caps by itself (the log says so)."""
+
+    def __init__(self, redis_url: str, per_client: int, per_room: int, lease_seconds: float) -> None:
+        super().__init__(per_client, per_room)
+        from redis import asyncio as aioredis  # the `scale` extra: imported only when configured
+
+        from app.broadcast import TIMEOUT
+
+        self.redis = aioredis.Redis.from_url(
+            redis_url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT
+        )
+        self.origin = uuid.uuid4().hex  # this process
+        self.key = SOCKETS_PREFIX + self.origin
+        self.lease_ms = int(lease_seconds * 1000)
+        self._open = self.redis.register_script(OPEN_SOCKET)
+        self._close = self.redis.register_script(CLOSE_SOCKET)
+        self.lock = asyncio.Lock()  # Redis's counts change in the order this process's do
+        self.renewing: asyncio.Task[None] | None = None
+
+    async def open(self, client: str, room: str) -> bool:
+        from redis.exceptions import RedisError
+
+        if self.full(client, room):
+            return False
+        async with self.lock:
+            args = [self.origin, SOCKETS_PREFIX, "c:" + client, "r:" + room]
+            try:
+                counted = await self._open(
+                    keys=[SOCKET_PROCESSES, self.key],
+                    args=[*args, self.per_client, self.per_room, self.lease_ms],
+                )
+            except (RedisError, OSError) as failure:
+                log.warning("the socket caps cannot reach Redis, so each process counts its own: %s", failure)
+                counted = True
+            if not counted:
+                return False
+            self._add(client, room)
+        if self.renewing is None:
+            self.renewing = asyncio.create_task(self._renew_while_open())
+        return True
+
+    async def close(self, client: str, room: str) -> None:
+        from redis.exceptions import RedisError
+
+        async with self.lock:
+            await super().close(client, room)
+            try:
+                await self._close(keys=[self.key], args=["c:" + client, "r:" + room])
+            except (RedisError, OSError) as failure:
+                log.warning("a closed socket is still counted in Redis until the next renewal: %s", failure)
+
+    async def _renew_while_open(self) -> None:
+        """Every third of the lease, write this process's counts afresh and renew them; once it has
+        no socket open, take them away and stop."""
+        from redis.exceptions import RedisError
+
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            async with self.lock:
+                counts: dict[FieldT, EncodableT] = {"c:" + client: n for client, n in self.clients.items()}
+                counts.update({"r:" + room: n for room, n in self.rooms.items()})
+                try:
+                    async with self.redis.pipeline(transaction=True) as renewal:
+                        renewal.delete(self.key)
+                        if counts:
+                            renewal.hset(self.key, mapping=counts)
+                            renewal.pexpire(self.key, self.lease_ms)
+                        await renewal.execute()
+                except (RedisError, OSError) as failure:
+                    log.warning("the socket counts could not be renewed in Redis: %s", failure)
+                if not counts:
+                    self.renewing = None
+                    return
 
 
 def _release(counts: dict[str, int], key: str) -> None:

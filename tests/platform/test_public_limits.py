@@ -269,7 +269,7 @@ def test_live_sockets_are_capped_per_client_and_per_room(settings: Settings) -> 
         with pytest.raises(WebSocketDisconnect), mallory.websocket_connect(f"/ws/rooms/{code}") as fast:
             fast.receive_text()  # the fourth connect in a minute
     limits = next(m for m in iter_middleware(app) if isinstance(m, Limits))
-    assert limits.client_sockets == {} and limits.room_sockets == {}
+    assert limits.sockets.clients == {} and limits.sockets.rooms == {}
 
 
 def iter_middleware(app: object) -> Iterator[object]:
