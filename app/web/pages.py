@@ -20,7 +20,7 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from app.config import Settings
-from app.games.base import N_
+from app.games.base import N_, visible_events
 from app.games.registry import ENGINES, package_of
 from app.i18n import format_message
 from app.rooms import REACTIONS, ChatLine, RoomError, RoomSnapshot
@@ -42,8 +42,9 @@ from app.web.deps import (
 )
 from app.web.limits import client_key
 from app.web.live import Tab
+from app.web.live.fanout import make_table
 from app.web.messages import error_from_query
-from app.web.render import ROOT, environment, regions_container, render_page, wrap_region
+from app.web.render import ROOT, environment, event_line, regions_container, render_page, wrap_region
 
 router = APIRouter(include_in_schema=False)
 
@@ -424,6 +425,22 @@ def _muted(locale: str) -> str:
 
 
 # ------------------------------------------------------------ live
+AWAY_LINES = 3  # the newest of the lines a tab missed that its "while you were away" note quotes
+
+
+def away_note(snapshot: RoomSnapshot, seat: int | None, locale: str, seen: int) -> str:
+    """What a tab that comes back missed: the game-log lines its seat may read after the first
+    ``seen`` it showed (a note for that tab only; "" if it missed none)."""
+    table = make_table(snapshot, seat, frozenset())
+    missed = visible_events({"events": snapshot.events}, seat)[seen:]
+    if not missed:
+        return ""
+    lines = [event_line(event, locale, snapshot.game, table.name_of) for event in missed[-AWAY_LINES:]]
+    return render_page(
+        "platform/away.html", locale, snapshot.game, count=len(missed), lines=Markup("".join(lines))
+    )
+
+
 @router.websocket("/ws/rooms/{code}")
 async def room_socket(
     socket: WebSocket, code: str, service: ServiceDep, live: LiveDep, locale: LocaleDep, token: SeatTokenDep
@@ -460,6 +477,13 @@ async def room_socket(
     sender = asyncio.create_task(tab.send_pushes())
     try:
         await live.join(code, tab)
+        seen = socket.query_params.get("away", "")  # the log lines it showed, if closed for a while
+        if seen.isdigit() and tab.page_version is not None:
+            snapshot = await run_in_threadpool(service.load, code)
+            if snapshot.version > tab.page_version and snapshot.status != "waiting":
+                note = await run_in_threadpool(away_note, snapshot, seat, locale, int(seen))
+                if note:
+                    tab.push(note)
         # Actions come over HTTP; this only keeps the line open until the client leaves. It reads
         # with receive(), not receive_text(): once the sender's push has failed on a reset socket,
         # the socket counts as closed for sending and receive_text() would raise.

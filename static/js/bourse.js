@@ -598,6 +598,9 @@
   var retry = null;  // our own pending reopening
   var shownVersion = null;  // the room version the last push brought
   var refusedBecauseStale = null;  // the message of a refusal that made this tab catch up
+  // A line closed longer than this comes back with "while you were away" (?away=: the log lines shown).
+  var AWAY_AFTER_MS = 30000;
+  var closedAt = null;  // when the open line last closed
 
   function retryDelay() {
     var ceiling = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * Math.pow(2, attempts));
@@ -610,6 +613,9 @@
       var address = new URL(url, window.location.href);
       if (shownVersion !== null) {
         address.searchParams.set("v", shownVersion);
+      }
+      if (closedAt !== null && Date.now() - closedAt > AWAY_AFTER_MS) {
+        address.searchParams.set("away", String(document.querySelectorAll("#event-list > li").length));
       }
       socket = openSocket(address.href);
       return socket;
@@ -640,6 +646,7 @@
   });
   document.addEventListener("htmx:wsOpen", function (event) {
     attempts = 0;
+    closedAt = null;
     line = event.detail.socketWrapper;
     document.body.classList.add("ws-online");
   });
@@ -650,12 +657,26 @@
     }
     line = event.detail.socketWrapper;
     document.body.classList.remove("ws-online");
+    if (closedAt === null) {
+      closedAt = Date.now();
+    }
     var reopensItself = EXTENSION_REOPENS.indexOf(closed.code) >= 0;
     if (!reopensItself && REFUSALS.indexOf(closed.code) < 0 && document.body.contains(event.target)) {
       retry = window.setTimeout(reopen, retryDelay());
     }
   });
+  // The "while you were away" note (one per return: a newer one replaces it) goes when dismissed.
+  document.addEventListener("click", function (event) {
+    var dismiss = event.target.closest && event.target.closest(".away-dismiss");
+    if (dismiss) {
+      dismiss.closest(".away-note").remove();
+    }
+  });
   document.addEventListener("htmx:wsAfterMessage", function () {
+    var notes = document.querySelectorAll(".away-note");
+    for (var i = 0; i < notes.length - 1; i += 1) {
+      notes[i].remove();
+    }
     var stamp = document.querySelector("#r-flash[data-room-version]");
     if (!stamp) {
       return;

@@ -13,6 +13,7 @@ from app.config import Settings
 from app.web.app import create_app
 from app.web.deps import VIEWER_COOKIE
 from app.web.live import LiveRooms
+from tests.platform.test_api import auth
 from tests.platform.test_live_sync import received
 
 
@@ -41,7 +42,9 @@ def test_the_table_sees_its_spectators_counted_named_and_from_other_processes(
     client.cookies.clear()
     assert cy
     with (
-        client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}) as seat,
+        client.websocket_connect(
+            f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}
+        ) as seat,
         client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"{VIEWER_COOKIE}={cy}"}) as named,
         client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"{VIEWER_COOKIE}={cy}"}),
         client.websocket_connect(f"/ws/rooms/{code}") as unnamed,
@@ -60,10 +63,45 @@ def test_the_table_sees_its_spectators_counted_named_and_from_other_processes(
         seat.portal.call(live.timers.show_crowds)
         assert "Watching: Cy, Zed and 5 more" in "".join(watchers_lines(received(seat)))
         seat.portal.call(live.remote.heard, {**other, "spectators": 0, "names": []})
-    with client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}) as seat:
+    with client.websocket_connect(
+        f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}
+    ) as seat:
         received(seat)
         seat.portal.call(live.timers.show_crowds)
         assert watchers_lines(received(seat)) == []  # no spectators: the page's empty line stands
         with client.websocket_connect(f"/ws/rooms/{code}"):
             seat.portal.call(live.timers.show_crowds)
             assert "1 spectator is watching" in "".join(watchers_lines(received(seat)))
+
+
+def test_a_tab_back_after_a_while_is_told_what_it_missed_and_only_that_tab(
+    client: TestClient, toy_game: str
+) -> None:
+    created = client.post("/api/rooms", json={"game": toy_game, "players": 2, "name": "Ann"}).json()
+    code, ann = created["code"], created["token"]
+    bob = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()["token"]
+    client.post(f"/api/rooms/{code}/start", headers=auth(ann))
+    before = client.get(f"/api/rooms/{code}").json()
+    shown = (
+        len(client.get(f"/r/{code}", headers={"cookie": f"bourse_seat_{code}={ann}"}).text.split("<li>")) - 1
+    )
+    for token in (ann, bob):
+        version = client.get(f"/api/rooms/{code}").json()["version"]
+        acted = client.post(
+            f"/api/rooms/{code}/actions",
+            json={"version": version, "action": {"type": "pick", "number": 1}},
+            headers=auth(token),
+        )
+        assert acted.status_code == 200
+    ann_cookie = {"cookie": f"bourse_seat_{code}={ann}"}
+    back = f"/ws/rooms/{code}?v={before['version']}"
+    with client.websocket_connect(back, headers=ann_cookie) as quick:  # a reload, a tunnel: no note
+        assert not any("away-note" in text for text in received(quick))
+    with (
+        client.websocket_connect(f"{back}&away={shown}", headers=ann_cookie) as returning,
+        client.websocket_connect(f"/ws/rooms/{code}?v={before['version']}") as spectator,
+    ):
+        notes = [text for text in received(returning) if "away-note" in text]
+        assert len(notes) == 1 and "While you were away:" in notes[0]
+        assert "Ann" in notes[0] and "<li" in notes[0]  # the log's lines, as the seat may read them
+        assert not any("away-note" in text for text in received(spectator))
