@@ -89,6 +89,8 @@ class TabPage:
                 self.regions["events"] = log[:end] + inner + log[end:]
             elif attrs.get("id") == "r-flash":
                 self.version = int(attrs.get("data-room-version") or self.version)
+            elif attrs.get("id") == "watchers":
+                continue  # who is watching (the timer's line beside the regions), not a region
             else:
                 assert swap == "true", swap
                 self.regions[str(attrs["id"])[2:]] = inner
