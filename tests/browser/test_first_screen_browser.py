@@ -64,6 +64,9 @@ def _screens(page: Any, game: str, kind: str) -> None:
 # the failure message names each form). Not strict: a random game may not reach the phase that fails.
 BELOW_NOW = {
     ("tulip-bubble", 360): "selling with two or three mortgages, placing with a danger cue and many tulips",
+    # Most positions fit; the worst ones seen end a few lines below 780 px.
+    ("basari", 360): "an offer with a danger cue and long names (seen at 775-800 px)",
+    ("tulipmania-1637", 360): "playing a card with warnings and long card effects (seen at 787-795 px)",
 }
 CASES = [
     pytest.param(game, width, marks=[pytest.mark.xfail(strict=False, reason=BELOW_NOW[game, width])])
