@@ -70,8 +70,11 @@ class LiveRooms:
 
     async def join(self, code: str, tab: Tab) -> None:
         """A tab opens: it gets its page; the others hear of it only if a seat came online."""
+        # An open tab is activity: the cleanup sweep keeps the room. Marked before the room's live state
+        # is opened, as nothing may be awaited between opening it and adding the tab: a publish finishing
+        # meanwhile drops a room without tabs, and the tab would join a room nobody publishes to.
+        await self.timers.mark_in_use([code])
         room = self.fanout.open(code)
-        await self.timers.mark_in_use([code])  # an open tab is activity: the cleanup sweep keeps the room
         new_here = tab.seat is not None and tab.seat not in room.connected()
         newly_present = new_here and tab.seat not in self.presence.elsewhere(code)
         room.tabs.add(tab)
