@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar, cast
 
 from fastapi import WebSocket
 
 from app.web.live import Tab
 from app.web.live.fanout import OUTBOX_LIMIT
+
+T = TypeVar("T")
+
+
+def run(scenario: Callable[[], Awaitable[T]]) -> T:
+    """Run ``scenario`` on an event loop of its own thread: the browser tests' Playwright may keep a
+    loop running in this one, where ``asyncio.run`` refuses to start."""
+
+    async def main() -> T:
+        return await scenario()
+
+    with ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, main()).result()
 
 
 class RecordingSocket:
@@ -47,7 +62,7 @@ def test_an_idle_tab_keeps_nothing_it_has_sent() -> None:
         sender.cancel()
         return held
 
-    assert asyncio.run(scenario()) == []
+    assert run(scenario) == []
 
 
 def test_a_tab_sends_in_order_and_closes_when_too_far_behind() -> None:
@@ -62,6 +77,6 @@ def test_a_tab_sends_in_order_and_closes_when_too_far_behind() -> None:
         await asyncio.wait_for(sender, 5)
         return socket.texts[:3], socket.closed_with, tab.closed
 
-    texts, closed_with, closed = asyncio.run(scenario())
+    texts, closed_with, closed = run(scenario)
     assert texts == ["m0", "m1", "m2"]
     assert closed_with == 4408 and closed
