@@ -171,7 +171,9 @@ def test_the_host_is_told_of_an_away_seat_and_refusals_show_once(
         assert page.locator("#r-flash .flash").count() == 0
         assert page.get_by_role("alert").count() == 1
 
-        # The latest lines wrap instead of being cut, and a tap opens the log on them
+        # The latest lines wrap instead of being cut, and a tap opens the log on them. They show once a
+        # push brings new lines: the table waits for Ann, so she moves (through the API) to bring some.
+        _play_when_asked(turn_server, code, token, random.Random(5))
         latest = page.locator("#latest-events")
         latest.wait_for(timeout=10_000)
         style = latest.evaluate(
