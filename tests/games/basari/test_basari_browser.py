@@ -152,7 +152,7 @@ def choose_the_same_card_until_a_bargain(pages: dict[str, Any], deadline: float)
             return
         for page in pages.values():  # the bot chose the card too; the log says so
             page.wait_for_selector(
-                f"#event-list li:has-text('3 players chose {BARGAIN_CARD}')",
+                f"#event-list li:has-text('3 players chose card {BARGAIN_CARD}')",
                 timeout=PUSH_WAIT,
                 state="attached",
             )
@@ -200,13 +200,13 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
         page.screenshot(path=str(artifacts / f"basari-bargain-{name.lower()}.png"), full_page=True)
     scored_rounds = pages[first].locator("#r-g-summary .bs-scoring").count()
     act(pages[first], accept, accept.locator("button"))
-    accepted = f"{first} accepts 1G 1B from {second}, who performs {BARGAIN_CARD}."
+    accepted = f"{first} accepts 1G 1B from {second}, who performs card {BARGAIN_CARD}."
     for page in pages.values():
         page.wait_for_selector(f"#event-list li:has-text('{accepted}')", timeout=PUSH_WAIT, state="attached")
         log = page.locator("#r-events").text_content() or ""  # the log may sit in a closed drawer
-        assert f"{first} offers 1B (total 1) for {BARGAIN_CARD}." in log
-        assert f"{second} offers 1G 1B (total 2) for {BARGAIN_CARD}." in log
-        assert f"{second} performs {BARGAIN_CARD}" in log
+        assert f"{first} offers 1B (total 1) for card {BARGAIN_CARD}." in log
+        assert f"{second} offers 1G 1B (total 2) for card {BARGAIN_CARD}." in log
+        assert f"{second} performs card {BARGAIN_CARD}" in log
         assert not page.locator("#r-g-bargain .bs-bargain").count()
         grown = dict(before, green=before["green"] + 1, blue=before["blue"] + 1)
         if page.locator("#r-g-summary .bs-scoring").count() == scored_rounds:
