@@ -22,12 +22,17 @@ def free_port() -> int:
 
 
 def start_server(
-    database: Path | str, port: int, bot_delay: float = 0.0, log: IO[bytes] | int = subprocess.DEVNULL
+    database: Path | str,
+    port: int,
+    bot_delay: float = 0.0,
+    log: IO[bytes] | int = subprocess.DEVNULL,
+    settings: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``python -m app`` on 127.0.0.1:port and wait until /healthz answers (``database``: a
-    SQLite file, or a database URL)."""
+    SQLite file, or a database URL; ``settings``: more environment variables for it)."""
     env = {
         **os.environ,
+        **(settings or {}),
         "HOST": "127.0.0.1",
         "PORT": str(port),
         "BOURSE_DATABASE_URL": database if isinstance(database, str) else f"sqlite:///{database}",

@@ -4,7 +4,6 @@ laptop-sized one."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,19 +25,15 @@ def clock_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server whose shortest clock preset is a few seconds, checked often (the shared server
     keeps the real presets)."""
     folder = tmp_path_factory.mktemp("groups")
-    wanted = {"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2"}
-    saved = {name: os.environ.get(name) for name in wanted}
-    os.environ.update(wanted)
     port = free_port()
-    try:
-        with (folder / "server.log").open("wb") as log:
-            process = start_server(folder / "bourse.db", port, bot_delay=0.05, log=log)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with (folder / "server.log").open("wb") as log:
+        process = start_server(
+            folder / "bourse.db",
+            port,
+            bot_delay=0.05,
+            log=log,
+            settings={"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2"},
+        )
     yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)

@@ -5,7 +5,6 @@ button that covers no control, and the latest log lines wrapped (and opening the
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,19 +27,19 @@ PHONE = {"width": 360, "height": 780}
 def turn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server with a clock of a few seconds, checked often, and seats away after a second offline."""
     folder = tmp_path_factory.mktemp("turns")
-    wanted = {"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2", "BOURSE_AWAY_GRACE": "1"}
-    saved = {name: os.environ.get(name) for name in wanted}
-    os.environ.update(wanted)
     port = free_port()
-    try:
-        with (folder / "server.log").open("wb") as log:
-            process = start_server(folder / "bourse.db", port, bot_delay=0.05, log=log)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with (folder / "server.log").open("wb") as log:
+        process = start_server(
+            folder / "bourse.db",
+            port,
+            bot_delay=0.05,
+            log=log,
+            settings={
+                "BOURSE_CLOCK_PRESETS": f"{CLOCK},600",
+                "BOURSE_CLOCK_TICK": "0.2",
+                "BOURSE_AWAY_GRACE": "1",
+            },
+        )
     yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)
