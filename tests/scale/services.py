@@ -100,3 +100,14 @@ def fresh_database(server_url: str) -> Iterator[str]:
     finally:
         with psycopg.connect(libpq_url(server_url), autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def emptied_redis(server_url: str, database: int) -> str:
+    """The URL of Redis database ``database`` on ``server_url``'s server, emptied first: counters a test
+    keeps there (rate limits, socket counts) outlive a run for an hour, or a killed process's lease."""
+    import redis  # only the tests of several processes need the client
+
+    url = server_url.rsplit("/", 1)[0] + f"/{database}"
+    with redis.Redis.from_url(url) as client:
+        client.flushdb()
+    return url

@@ -4,15 +4,13 @@ spreads its requests over two processes still gets each limit once."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import redis
 
 from tests.scale.cluster import app_env, apps
-from tests.scale.services import ServiceUrls, fresh_database
+from tests.scale.services import ServiceUrls, emptied_redis, fresh_database
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -20,12 +18,9 @@ CREATIONS = 4  # rooms one client may create an hour, in the test
 
 
 @pytest.fixture
-def redis_url(scale_services: ServiceUrls) -> Iterator[str]:
-    """The test's Redis database, emptied first (the counters of earlier runs are kept for an hour)."""
-    url = scale_services.redis.rsplit("/", 1)[0] + "/7"
-    with redis.Redis.from_url(url) as client:
-        client.flushdb()
-    yield url
+def redis_url(scale_services: ServiceUrls) -> str:
+    """The test's own Redis database, emptied first."""
+    return emptied_redis(scale_services.redis, 7)
 
 
 def test_two_processes_share_one_room_creation_limit(

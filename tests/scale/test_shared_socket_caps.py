@@ -5,18 +5,16 @@ frees its place everywhere, and a killed process's sockets stop counting once it
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
 import pytest
-import redis
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from tests.scale.cluster import app_env, apps
-from tests.scale.services import ServiceUrls, fresh_database
+from tests.scale.services import ServiceUrls, emptied_redis, fresh_database
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -26,12 +24,9 @@ LEASE_SECONDS = 2.0  # app_env's
 
 
 @pytest.fixture
-def redis_url(scale_services: ServiceUrls) -> Iterator[str]:
-    """The test's Redis database, emptied first (a killed process's counts may outlive a run)."""
-    url = scale_services.redis.rsplit("/", 1)[0] + "/8"
-    with redis.Redis.from_url(url) as client:
-        client.flushdb()
-    yield url
+def redis_url(scale_services: ServiceUrls) -> str:
+    """The test's own Redis database, emptied first."""
+    return emptied_redis(scale_services.redis, 8)
 
 
 def open_socket(held: ExitStack, base_url: str, code: str) -> ClientConnection | None:
