@@ -143,17 +143,19 @@ def label_gap(text: str) -> str:
 
 # A bot's stored name, as app.rooms.seats names it: N_("Bot {name}") with one of its N_-marked
 # BOT_NAMES, and unique_name's " (2)" when two bots would share it.
-BOT_NAME = re.compile(r"Bot (?P<name>[A-Z][a-z]+)(?P<suffix> \(\d+\))?")
+BOT_NAME = re.compile(r"Bot (?P<name>[A-Z][a-z]+)(?: \((?P<number>\d+)\))?")
 
 
 def person_name(locale: str, name: str) -> str:
     """A seat's name as a reader sees it: a bot's ("Bot Ada") in the reader's language (电脑·艾达),
-    anybody else's as they wrote it."""
+    its number among namesakes in the language's parentheses (电脑·艾达（2）), anybody else's as
+    they wrote it."""
     found = BOT_NAME.fullmatch(name)
     if found is None or locale == "en":
         return name
     gettext = translations(locale).gettext
-    return gettext("Bot {name}").format(name=gettext(found["name"])) + (found["suffix"] or "")
+    translated = gettext("Bot {name}").format(name=gettext(found["name"]))
+    return translated if found["number"] is None else translated + parenthetical(locale, found["number"])
 
 
 def format_event(locale: str, event: Mapping[str, Any], name_of: Any, game_package: str | None = None) -> str:

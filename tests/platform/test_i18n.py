@@ -150,7 +150,9 @@ def test_qe_uses_the_editions_words_in_both_scripts() -> None:
 
 def test_bots_are_named_in_the_readers_language() -> None:
     assert person_name("zh_Hant", "Bot Euler") == "電腦·歐拉"
-    assert person_name("zh_Hans", "Bot Ada (2)") == "电脑·艾达 (2)"
+    assert person_name("zh_Hans", "Bot Ada (2)") == "电脑·艾达（2）"  # the language's parentheses
+    assert person_name("zh_Hant", "Bot Ada (12)") == "電腦·愛達（12）"
+    assert person_name("en", "Bot Ada (2)") == "Bot Ada (2)"
     assert person_name("en", "Bot Ada") == "Bot Ada"
     assert person_name("zh_Hans", "Botany") == "Botany"  # a person's own name stays as written
     names = {0: "Bot Gauss", 1: "Ann"}.__getitem__
