@@ -15,6 +15,7 @@ decision and hand) is rendered from one seat's context and is kept small.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -49,6 +50,7 @@ from app.rooms.writer import TIMED_OUT
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
+SEAT_COLOURS = 5  # player colours in bourse.css (--seat-0 ... --seat-4), one per seat, with its number
 
 
 @lru_cache
@@ -532,10 +534,34 @@ def render_regions(
 def event_line(event: dict[str, Any], locale: str, game_id: str, name_of: Callable[[int], str]) -> str:
     """One game-log line (the same for every viewer allowed to read it); a line opening a round or a
     turn (the game's ``log_headings``) is a heading for the lines after it."""
-    text = format_event(locale, event, name_of, package_of(game_id))
+    text = _with_seat_marks(
+        escape(format_event(locale, event, _seat_placeholder, package_of(game_id))), locale, name_of
+    )
     if event["text"] in _log_headings(game_id):
-        return f'<li class="log-heading">{escape(text)}</li>'
-    return f"<li>{escape(text)}</li>"
+        return f'<li class="log-heading">{text}</li>'
+    return f"<li>{text}</li>"
+
+
+# A seat's name in a log line is drawn with its player colour and number (platform/marks.html's
+# seat_mark): the line is formatted with a placeholder per seat (private-use characters, which no
+# translation or name holds and escaping keeps), then each placeholder becomes the marked name.
+SEAT_PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
+
+
+def _seat_placeholder(seat: int) -> str:
+    return f"\ue000{seat}\ue001"
+
+
+def seat_marked_name(seat: int, name: str) -> str:
+    """A seat's name with its player colour and number before it (HTML; ``name`` is escaped). The
+    number is drawn by the stylesheet from ``data-n``, so the line's text stays the sentence."""
+    return f'<span class="seat-mark sc-{seat % SEAT_COLOURS}" data-n="{seat + 1}" aria-hidden="true"></span>{escape(name)}'
+
+
+def _with_seat_marks(text: str, locale: str, name_of: Callable[[int], str]) -> str:
+    return SEAT_PLACEHOLDER.sub(
+        lambda found: seat_marked_name(int(found[1]), person_name(locale, name_of(int(found[1])))), text
+    )
 
 
 @lru_cache
