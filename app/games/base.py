@@ -295,13 +295,22 @@ class ModuleEngine:
         budget: Budget | None = None,
     ) -> Action:
         """A harness for code holding the full state (tests, the simulator): it hands the bot only
-        ``seat``'s view and legal actions."""
+        ``seat``'s view (without the log, as every bot gets it) and legal actions."""
         return self.decide(
-            self.view(state, seat), seat, self.legal_actions(state, seat), rng, strength, budget
+            view_without_log(self, state, seat), seat, self.legal_actions(state, seat), rng, strength, budget
         )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.info.id!r}>"
+
+
+def view_without_log(redaction: Redaction, state: State, seat: int | None) -> View:
+    """``seat``'s view, redacted by the game's own ``view``, with an empty game log: what a bot is handed.
+
+    No bot reads the log, and it is the one part of a view that grows with the game: copying it made a
+    late Basari decision cost milliseconds. Every other field is the full view's, so a bot decides the
+    same from either."""
+    return redaction.view({**state, "events": []}, seat)
 
 
 def make_engine(info: GameInfo, *, rules: Rules, view: Redaction, bot: Bot) -> ModuleEngine:

@@ -11,7 +11,7 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from app.bots import safe_decision
-from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action
+from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view_without_log
 from app.models import Room
 from app.rooms import wallclock
 from app.rooms.errors import Conflict, Forbidden, RoomError, Unprocessable
@@ -127,7 +127,7 @@ class Turns:
                 return False
             rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
             strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # a person's seat: normal
-            view = room.engine.view(room.core, seat)  # the bot gets this seat's view, never the state
+            view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
             action = safe_decision(room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget)
             try:
                 turn.apply(seat, action)
@@ -176,7 +176,7 @@ class Turns:
                 return None
             rng = random.Random(f"{room.seed}/timeout/{room.version}/{seat}")
             strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # as the seat's bot would play
-            view = room.engine.view(room.core, seat)  # the bot gets this seat's view, never the state
+            view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
             try:
                 action = safe_decision(
                     room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget

@@ -16,7 +16,14 @@ import pytest
 
 from app import simulate
 from app.bots import fits, safe_decision
-from app.games.base import Budget, ModuleEngine, State, random_bot_action, random_legal_action
+from app.games.base import (
+    Budget,
+    ModuleEngine,
+    State,
+    random_bot_action,
+    random_legal_action,
+    view_without_log,
+)
 from app.games.registry import ENGINES, checks_of
 
 GAMES = sorted(ENGINES)
@@ -97,10 +104,27 @@ def test_the_bot_is_never_handed_the_state(game: str, monkeypatch: pytest.Monkey
         received.clear()
         engine.bot_action(state, seat, random.Random(1), "normal")
         (view, given_seat, legal, _rng, strength, budget) = received[0]
-        assert view == engine.view(state, seat) and given_seat == seat
+        assert view == view_without_log(engine, state, seat) and given_seat == seat
         assert "seed" not in view and "rng_step" not in view  # the state's own fields
         assert legal == engine.legal_actions(state, seat)
         assert strength == "normal" and isinstance(budget, Budget)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_bot_is_handed_the_seats_view_without_the_log_and_decides_the_same(game: str) -> None:
+    """What a bot gets is the seat's full view (the engine's redaction) but for the game log, which no
+    bot reads and which grows with the game; from the full view it decides the same."""
+    engine = ENGINES[game]
+    for state, seat in positions(game, 4, seed=5, every=6):
+        full = engine.view(state, seat)
+        light = view_without_log(engine, state, seat)
+        assert full["events"] and light["events"] == []
+        assert {**full, "events": []} == light
+        legal = engine.legal_actions(state, seat)
+        for strength in ("easy", "normal"):
+            assert engine.decide(full, seat, legal, random.Random(4), strength) == engine.decide(
+                light, seat, legal, random.Random(4), strength
+            )
 
 
 @pytest.mark.parametrize("game", GAMES)

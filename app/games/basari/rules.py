@@ -634,7 +634,7 @@ def apply(state: State, seat: int, action: Action) -> State:
     handler = HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise IllegalAction(N_("There is no action called {type} in Basari."), type=shown(kind))
-    new_state = base.copy_state(state)
+    new_state = base.copy_state_sharing_log(state)
     handler(new_state, seat, action)
     return new_state
 

@@ -196,7 +196,7 @@ def apply(state: State, seat: int, action: Any) -> State:
     handlers = {"open_bid": _open_bid, "bid": _bid, "reveal": _reveal, "peek": _peek}
     if not isinstance(kind, str) or kind not in handlers:
         raise IllegalAction(N_("Q.E. has no such action."))
-    new = base.copy_state(state)
+    new = base.copy_state_sharing_log(state)
     handlers[kind](new, seat, action)
     return new
 

@@ -241,7 +241,7 @@ def apply(state: State, seat: Any, action: Any) -> State:
     handler = _HANDLERS.get((state["phase"], kind))
     if handler is None:
         raise IllegalAction(N_("You cannot do that now."))
-    new = base.copy_state(state)
+    new = base.copy_state_sharing_log(state)
     handler(new, seat, action)
     _advance(new)
     return new
