@@ -8,8 +8,9 @@ action it checks the game's invariants (its ``checks`` module), that the state s
 round trip and the same action gives the same state again (replay), and that no view changes when
 one other seat's secrets change (redaction); at the end, that the whole action list replayed from
 the seed gives the final state. It prints the win rate by bot kind and by seat (a shared win counts
-as a share) with a 95% confidence interval, the average length and games per second, and exits
-non-zero if any check failed.
+as a share) with a 95% confidence interval, the average length and games per second, a game's own
+measure of play where it has one (Basari: the share of turns in which three or more seats chose the
+same action card, so nobody performs it), and exits non-zero if any check failed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bots import safe_decision
-from app.games.base import STRENGTHS, Action, Budget, Engine, IllegalAction, State, random_bot_action
+from app.games.base import (
+    STRENGTHS,
+    Action,
+    Budget,
+    Engine,
+    IllegalAction,
+    State,
+    random_bot_action,
+    view_without_log,
+)
 from app.games.registry import ENGINES, checks_of
 
 KINDS = (*STRENGTHS, "random")
@@ -38,6 +48,27 @@ class GameRecord:
     winners: list[int] = field(default_factory=list)
     actions: int = 0
     failures: list[str] = field(default_factory=list)
+    # the game's own measure (TURN_MEASURES): one True/False per turn it judges
+    marked_turns: list[bool] = field(default_factory=list)
+
+
+def basari_wasted_action(before: State, seat: int, action: Action) -> bool | None:
+    """For the last secret choice of a Basari turn (the one that reveals them all): whether three or
+    more seats chose the same A, B or C card, so that nobody performs it (ruling 2; D is shared, never
+    lost). None for every other action."""
+    if action.get("type") != "choose" or before["phase"] != "choose":
+        return None
+    chosen = list(before["chosen"])
+    chosen[seat] = str(action["card"]).strip().upper()
+    if any(card is None for card in chosen):
+        return None
+    return any(chosen.count(card) >= 3 for card in set(chosen) if card != "D")
+
+
+# game id -> (what the measure counts, the judge of one action: True/False for a turn it ends, else None)
+TURN_MEASURES = {
+    "basari": ("turns with an action wasted by three or more", basari_wasted_action),
+}
 
 
 def seat_kinds(bots: Sequence[str], players: int, game: int) -> list[str]:
@@ -49,9 +80,8 @@ def choose(engine: Engine, state: State, seat: int, kind: str, rng: random.Rando
     """One seat's move: the random legal bot, or the game's bot given only the seat's view."""
     if kind == "random":
         return random_bot_action(engine, state, seat, rng)
-    return safe_decision(
-        engine, engine.view(state, seat), seat, engine.legal_actions(state, seat), rng, kind, budget
-    )
+    view = view_without_log(engine, state, seat)
+    return safe_decision(engine, view, seat, engine.legal_actions(state, seat), rng, kind, budget)
 
 
 def _views_without_log(engine: Engine, state: State, viewers: Sequence[int | None]) -> list[str]:
@@ -85,6 +115,7 @@ def play_game(
     engine: Engine, players: int, kinds: list[str], seed: int, budget: Budget, check: bool = True
 ) -> GameRecord:
     record = GameRecord(kinds=kinds)
+    measure = TURN_MEASURES[engine.info.id][1] if engine.info.id in TURN_MEASURES else None
     state = engine.setup(players, {}, seed)
     checker = random.Random(f"{seed}/checks")
     log: list[tuple[int, Action]] = []
@@ -107,6 +138,8 @@ def play_game(
         if check:
             record.failures += [f"after action {record.actions + 1}: {p}" for p in check_position(
                 engine, state, seat, action, after, checker)]  # fmt: skip
+        if measure is not None and (marked := measure(state, seat, action)) is not None:
+            record.marked_turns.append(marked)
         log.append((seat, action))
         state = after
         record.actions += 1
@@ -184,6 +217,11 @@ class Summary:
         ]
         lines += [f"  {kind:<7} {rate}" for kind, rate in self.by_kind().items()]
         lines += [f"  seat {seat + 1}  {rate}" for seat, rate in self.by_seat().items()]
+        if self.game in TURN_MEASURES:
+            turns = [marked for record in self.records for marked in record.marked_turns]
+            lines.append(
+                f"{TURN_MEASURES[self.game][0]}: {str(Rate.of([float(m) for m in turns])).replace('seats', 'turns')}"
+            )
         lines += [f"  FAILED {problem}" for problem in self.failures[:20]]
         return "\n".join(lines)
 

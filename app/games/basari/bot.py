@@ -1,8 +1,9 @@
 """Basari bots that play from their own seat's view only, in two strengths.
 
 Normal values each action in points (gems by the majorities they may swing, workers by the round-end
-bonus they near, market cards by their points), avoids the actions its rivals will probably clash
-on, and bargains while winning is worth more than accepting. The cards still in the deck are public
+bonus they near, market cards by their points), weighs each against how likely the rivals are to
+choose it too (a smoothed best answer for every seat: ``choice_odds``) and draws its card from those
+odds, and bargains while winning is worth more than accepting. The cards still in the deck are public
 arithmetic: every market card not on a display.
 
 Easy plays like a newcomer: it takes the action that looks best for itself with much noise, never
@@ -12,6 +13,7 @@ offer.
 
 from __future__ import annotations
 
+import math
 import random
 from itertools import product
 from typing import Any
@@ -40,7 +42,8 @@ def table_of(view: View) -> Table:
 BASE_GEM_VALUE = 0.4
 NEAR_BONUS_VALUE = 6.0
 CLASH_FACTOR = {0: 1.0, 1: 0.45}  # two bidders pay for it; three or more lose it
-CROWD_FACTOR = 0.05
+CHOICE_TEMPERATURE = 0.3  # points: how far a card's worth must fall behind before it is rarely chosen
+CHOICE_ROUNDS = 4
 
 
 def gem_value(state: Table, seat: int, colour: str) -> float:
@@ -95,20 +98,58 @@ def action_value(state: Table, seat: int, card: str) -> float:
     return gems_value(state, seat, received)
 
 
-def _best_card(state: Table, seat: int) -> str:
-    cards = data.action_cards(state["players"])
-    return max(cards, key=lambda card: action_value(state, seat, card))
+def _softmax(values: dict[str, float]) -> dict[str, float]:
+    top = max(values.values())
+    weights = {card: math.exp((value - top) / CHOICE_TEMPERATURE) for card, value in values.items()}
+    total = sum(weights.values())
+    return {card: weight / total for card, weight in weights.items()}
+
+
+def _share_kept(card: str, others: list[float]) -> float:
+    """The expected share of an action's worth its chooser keeps, when each rival picks the card with
+    the chance in ``others``: all of it alone, part of it after a bargain, nothing when three or more
+    chose it (ruling 2; D is never blocked)."""
+    if card == "D":
+        return 1.0
+    alone, one = 1.0, 0.0  # chances that no rival / exactly one rival chose it so far
+    for chance in others:
+        alone, one = alone * (1 - chance), one * (1 - chance) + alone * chance
+    return alone + CLASH_FACTOR[1] * one
+
+
+def choice_odds(state: Table) -> list[dict[str, float]]:
+    """How likely each seat is to choose each action card, as everyone weighs the others' likely choices.
+
+    Each seat starts from its own values of the cards and then, a few times over, answers the others'
+    current odds with the expected worth each card keeps (a smoothed best answer, the same reasoning
+    for every seat). Bots that each took their single best answer would all dodge the same crowd and
+    meet in the next one; drawing from these odds spreads them the way the values allow.
+    """
+    players = state["players"]
+    cards = data.action_cards(players)
+    values = [{card: action_value(state, seat, card) for card in cards} for seat in range(players)]
+    odds = [_softmax(own) for own in values]
+    for _ in range(CHOICE_ROUNDS):
+        answers = []
+        for seat in range(players):
+            expected = {
+                card: values[seat][card]
+                * _share_kept(card, [odds[other][card] for other in range(players) if other != seat])
+                for card in cards
+            }
+            answers.append(_softmax(expected))
+        odds = [
+            {card: (odds[seat][card] + answers[seat][card]) / 2 for card in cards} for seat in range(players)
+        ]
+    return odds
 
 
 def choose_card(state: Table, seat: int, rng: random.Random) -> str:
-    """The card worth most once the rivals' likely choices (their own best cards) are counted."""
-    rivals = [_best_card(state, s) for s in range(state["players"]) if s != seat]
-    scored = []
-    for card in data.action_cards(state["players"]):
-        clashes = rivals.count(card)
-        factor = 1.0 if card == "D" else CLASH_FACTOR.get(clashes, CROWD_FACTOR)
-        scored.append((action_value(state, seat, card) * factor + rng.uniform(0, 1.0), card))
-    return max(scored)[1]
+    """A card drawn from this seat's odds (``choice_odds``): mostly the best answer to the rivals'
+    likely choices, and now and then the next best, so that a table of bots does not all dodge alike."""
+    odds = choice_odds(state)[seat]
+    cards = list(odds)
+    return rng.choices(cards, weights=[odds[card] for card in cards])[0]
 
 
 def _offers_of(own: Gems, total: int) -> list[Gems]:
