@@ -6,8 +6,9 @@ opening bids and the amounts it may see), keeps its total spend under what it ex
 spend, since the top spender is eliminated, and takes the 2 points of a zero bid (4–5 players) when a
 tile is worth little to it.
 
-Easy plays like a newcomer: it prices a tile by its face value alone (no sets, no secret industry),
-bids what it thinks the tile is worth without watching its total spend, and forgets zero bids.
+Easy plays like a newcomer: it prices a tile by its face value alone at a fixed price (no sets, no
+secret industry, no reading of the table's prices), bids what it thinks the tile is worth as long as
+its total spend stays about level with the biggest rival's it guesses, and forgets zero bids.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def bot_action(
         return {"type": "reveal"}
     tile = view["auction"]["tile"]["id"]
     if strength == "easy":
-        return _easy_bid(view, kinds, tile, rng)
+        return _easy_bid(view, me, kinds, tile, rng)
     price = price_per_point(view, me)
     worth = tile_value(view["players"], view["sheet"], tile) * price
     if "open_bid" in kinds:
@@ -109,10 +110,13 @@ def _sealed_bid(seen: View, me: int, worth: float, price: float, rng: random.Ran
     return bid if bid != auction["open_bid"] else bid + 1
 
 
-def _easy_bid(seen: View, kinds: set[str], tile: str, rng: random.Random) -> Action:
-    """A newcomer's bid: the tile's face value at a fixed price, a little over the opening bid."""
+def _easy_bid(seen: View, me: int, kinds: set[str], tile: str, rng: random.Random) -> Action:
+    """A newcomer's bid: the tile's face value at a fixed price, a little over the opening bid, but no
+    more than keeps its total spend about level with what it guesses the biggest rival spends (the top
+    spender is eliminated)."""
     points = int(data.TILES[tile]["points"])
     worth = points * DEFAULT_PRICE_PER_POINT * rng.uniform(0.6, 1.6)
+    worth = min(worth, budget_left(seen, me, DEFAULT_PRICE_PER_POINT))
     if "open_bid" in kinds:
         return {"type": "open_bid", "amount": max(1, round(worth * rng.uniform(0.4, 0.9)))}
     opening = seen["auction"]["open_bid"] or 0

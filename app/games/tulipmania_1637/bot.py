@@ -8,9 +8,10 @@ passes and then ever lower down the sell-off chain, spare buyers at a fraction o
 sell-off chain with the bot's own matched tulips first. Every decision picks the option that raises
 that worth most (with a little noise so bots do not mirror each other), keeping a small cash reserve.
 
-Easy plays like a newcomer who has not yet seen a bubble burst: it values every tulip at today's price
-(no burst odds, no sell-off chain, its buyers barely count), so it buys and speculates on whatever is
-climbing and sells at random.
+Easy plays like a newcomer who has not yet seen a bubble burst, about every other decision: then it
+values every tulip at today's price (no burst odds, no sell-off chain, its buyers barely count), so it
+buys and speculates on whatever is climbing; otherwise it values them as normal does, but never weighs
+what its moves hand the others, takes buyers and sells at random.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from app.games.tulipmania_1637.rules import BUY, CHOOSE, DRAW, SELL, SELLER_CHOI
 PAIRED_FACTOR = 1.3
 SPARE_BUYER_FACTOR = 0.25
 CASH_RESERVE = 100
+EASY_SLIPS = 0.5  # how often the easy bot values its tulips as a newcomer instead of soundly
 
 
 def _burst_payout(cell: data.Position, tulips: int, buyers: int) -> int:
@@ -73,14 +75,17 @@ def naive_worth(cell: data.Position, tulips: int, buyers: int) -> float:
 class Seat:
     """What the bot reads of its view: its cash, tulips and buyers, and each live colour's price."""
 
-    def __init__(self, view: View, me: int, strength: str) -> None:
+    def __init__(self, view: View, me: int, strength: str, rng: random.Random) -> None:
         self.view = view
         self.me = me
         self.cash: int = view["seats"][self.me]["cash"]
         self.tulips: dict[str, int] = view["seats"][self.me]["tulips"]
         self.buyers: dict[str, int] = view["my_buyers"] or {}
         self.cells = {c["key"]: _cell(c["cell"]) for c in view["colours"] if c["live"]}
-        self.worth = worth if strength == "normal" else naive_worth
+        self.rivals: int = view["players"] - 1
+        sound = strength == "normal" or rng.random() >= EASY_SLIPS
+        self.worth = worth if sound else naive_worth
+        self.weighs_rivals = strength == "normal"  # what its moves hand the others (easy never looks)
 
     def holding(self, colour: str) -> tuple[data.Position, int, int]:
         return self.cells[colour], self.tulips.get(colour, 0), self.buyers.get(colour, 0)
@@ -121,9 +126,56 @@ def card_gain(seat: Seat, card: int) -> float:
     return after - before
 
 
+def outcome_of(cell: data.Position, card: int) -> tuple[int, data.Position]:
+    """What the seller is paid and where the price lands when ``card`` wins the sale (Pass: all passed)."""
+    if card in (PURCHASE, PURCHASE_BY_PROXY):
+        return data.value(cell), data.purchase(cell)
+    jump = data.speculate(cell) if card in (SPECULATE, SPECULATE_BY_PROXY) else None
+    if jump is not None:
+        return data.value(jump[0]), jump[1]
+    return data.all_pass(cell)
+
+
+def rivals_gain(seat: Seat, colour: str, outcome: tuple[int, data.Position]) -> float:
+    """What the other seats' holdings of ``colour`` gain when its price moves by ``outcome`` (what the
+    seller is paid, where the price lands); in another seat's sale, its seller lets a tulip go for that
+    pay. Their buyers' colours are secret, so every rival tulip is valued as unmatched."""
+    cell = seat.cells[colour]
+    seller_paid, landing = outcome
+    seller = seat.view["current"] if seat.view["sale"] else None
+    total = 0.0
+    for other in range(seat.view["players"]):
+        if other == seat.me:
+            continue
+        tulips = seat.view["seats"][other]["tulips"].get(colour, 0)
+        before = worth(cell, tulips, 0)
+        if other == seller:
+            total += seller_paid + worth(landing, tulips - 1, 0) - before
+        else:
+            total += worth(landing, tulips, 0) - before
+    return total
+
+
+def handed_to_rivals(seat: Seat, card: int) -> float:
+    """How much more the rivals gain when the bot's ``card`` wins the open sale than when everybody
+    passes: a purchase that bursts the bubble can pay the seller and the other holders far more than
+    it nets the buyer. Counted at one rival's share (``1 / (players - 1)``) against the bot's own gain,
+    since each of them is one of its rivals for the most cash."""
+    if card == PASS:
+        return 0.0
+    colour = seat.view["sale"]["colour"]
+    cell = seat.cells[colour]
+    handed = rivals_gain(seat, colour, outcome_of(cell, card)) - rivals_gain(
+        seat, colour, data.all_pass(cell)
+    )
+    return handed / seat.rivals
+
+
 def _choose_card(seat: Seat, cards: list[int], rng: random.Random, noise: float) -> Action:
     selling = seat.me == seat.view["current"]
     scored = {card: (0.0 if card == PASS and not selling else card_gain(seat, card)) for card in cards}
+    if seat.weighs_rivals and not selling:
+        scored = {card: gain - handed_to_rivals(seat, card) for card, gain in scored.items()}
     best = max(cards, key=lambda card: scored[card] * rng.uniform(1 - noise, 1 + noise))
     if not selling and scored[best] <= 10:
         best = PASS
@@ -176,7 +228,10 @@ def _choose_purchase(seat: Seat, options: list[str], rng: random.Random) -> Acti
             - seat.worth(cell, tulips, buyers)
             - paid
             - _reserve_penalty(seat.cash - paid)
-        ) * rng.uniform(0.9, 1.1)
+        )
+        if seat.weighs_rivals:  # the price rise (a burst's sell-off too) pays every other holder
+            gain -= rivals_gain(seat, colour, (0, data.purchase(cell))) / seat.rivals
+        gain *= rng.uniform(0.9, 1.1)
         if gain > best_gain:
             best, best_gain = colour, gain
     if best is None:
@@ -197,7 +252,7 @@ def bot_action(
 ) -> Action:
     phase = view["phase"]
     kinds = {t["type"] for t in legal}
-    seat = Seat(view, me, strength)
+    seat = Seat(view, me, strength, rng)
     if phase == SELL:
         return _choose_sale(seat, _options(legal, "sell", "colour"), "skip_sale" in kinds, rng, strength)
     if phase in (CHOOSE, SELLER_CHOICE):
