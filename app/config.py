@@ -84,6 +84,28 @@ class Settings(BaseSettings):
     away_grace: float = Field(120.0, validation_alias="BOURSE_AWAY_GRACE", ge=0)  # offline this long: away
     rate_chat: str = Field("20/minute", validation_alias="BOURSE_RATE_CHAT")
 
+    # Web Push (issue 23): the VAPID key pair is made at the first start and kept in the database,
+    # unless given here (a PEM, or base64url DER or raw); the subject is the operators' contact.
+    vapid_private_key: str = Field("", validation_alias="BOURSE_VAPID_PRIVATE_KEY")
+    vapid_subject: str = Field("", validation_alias="BOURSE_VAPID_SUBJECT")
+    # The push services the server posts to, as origins ("https://push.example.net", comma-separated);
+    # empty: any HTTPS address by a host name (never an IP address or this machine).
+    push_services: str = Field("", validation_alias="BOURSE_PUSH_SERVICES")
+    push_timeout: float = Field(10.0, validation_alias="BOURSE_PUSH_TIMEOUT", gt=0, le=60)
+
+    @property
+    def push_service_origins(self) -> frozenset[str]:
+        return frozenset(
+            part.strip().rstrip("/").lower() for part in self.push_services.split(",") if part.strip()
+        )
+
+    @property
+    def push_contact(self) -> str:
+        """Who the push services may write to about this server's pushes (VAPID's ``sub``)."""
+        if self.vapid_subject:
+            return self.vapid_subject
+        return self.public_url if self.public_url.startswith("https://") else "mailto:bourse@localhost"
+
     @property
     def clocks(self) -> tuple[int, ...]:
         """The clock presets, in seconds, shortest first."""

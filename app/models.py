@@ -1,5 +1,5 @@
-"""Database tables: rooms (with their state snapshot), seats, the append-only action log and the
-table chat.
+"""Database tables: rooms (with their state snapshot), seats, the append-only action log, the
+table chat, the seats' Web Push subscriptions and the server's own keys.
 
 The game log is not in the snapshot: each action row holds the events it logged (see ``app.rooms``).
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Column, Index, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -113,3 +113,42 @@ class Health(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     checked_at: datetime = Field(default_factory=utcnow)
+
+
+class PushSubscription(SQLModel, table=True):
+    """A browser's Web Push subscription for one seat: "Tell me when it's my turn" (``app.rooms.push``).
+
+    One browser has one subscription (its endpoint) for all its rooms, so a row is one endpoint for
+    one seat. It goes with its seat (a player removed, a room deleted) and when its push service says
+    the endpoint is gone. Each ``*_told`` column is a sent-marker, moved on by a compare-and-set
+    before sending, so that exactly one process sends each turn's push."""
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (
+        UniqueConstraint("seat_id", "endpoint"),
+        Index("ix_push_subscriptions_endpoint", "endpoint"),  # a 404/410 forgets the endpoint everywhere
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    seat_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("seats.id", ondelete="CASCADE"), nullable=False)
+    )
+    endpoint: str = Field(sa_column=Column(String(1024), nullable=False))
+    p256dh: str = Field(max_length=100)  # the browser's P-256 public key (base64url)
+    auth: str = Field(max_length=40)  # the browser's authentication secret (base64url)
+    locale: str = Field(max_length=16)  # the pushes' language: the page's when the player opted in
+    turn_told: int = -1  # the seat's legal version whose decision this browser was told of
+    clock_told: int = -1  # the legal version whose clock it was warned was running out
+    end_told: bool = False  # told the game is over
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ServerKey(SQLModel, table=True):
+    """A key the server makes once, at its first start, and keeps with the data: the VAPID key pair
+    that signs its pushes (``name`` "vapid", a PEM private key). Never in the repository."""
+
+    __tablename__ = "server_keys"
+
+    name: str = Field(primary_key=True, max_length=40)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)

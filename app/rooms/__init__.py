@@ -12,6 +12,7 @@ also holds across processes.
 - ``service.chat``: messages, reactions, mutes;
 - ``service.records``: action logs, replays, "Play again" and its match score, imports;
 - ``service.sweeper``: deleting rooms nobody will come back to;
+- ``service.push``: the seats' Web Push subscriptions and who is due a push;
 - ``service.health``: whether the database answers and takes writes.
 """
 
@@ -23,6 +24,7 @@ from app.rooms.chat import CHAT_MAX, REACTIONS, Chat, ChatLine, chat_author
 from app.rooms.errors import Conflict, Forbidden, NotFound, RoomError, Unprocessable
 from app.rooms.health import HealthCheck
 from app.rooms.names import CODE_ALPHABET, clean_name, hash_token, new_code, unique_name
+from app.rooms.push import PushStore
 from app.rooms.records import MatchScore, Records
 from app.rooms.seats import Seats
 from app.rooms.snapshot import RoomSnapshot, SeatInfo
@@ -75,6 +77,7 @@ class RoomService:
         self.chat = Chat(self.writer)
         self.records = Records(self.writer)
         self.sweeper = Sweeper(self.writer)
+        self.push = PushStore(self.writer)
         self.health = HealthCheck(db)
 
     def load(self, code: str) -> RoomSnapshot:

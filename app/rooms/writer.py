@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -120,6 +120,9 @@ class RoomWriter:
         self._locks_guard = threading.Lock()
         self._hot: OrderedDict[str, RoomSnapshot] = OrderedDict()
         self._hot_guard = threading.Lock()
+        # Told of each committed decision (with the new snapshot) and of a game starting (None), in
+        # the writer's thread: it must only take note (the Web Push sender queues the room).
+        self.committed: Callable[[str, RoomSnapshot | None], None] | None = None
 
     def load(self, code: str) -> RoomSnapshot:
         """The room as it is now: the parsed snapshot in memory if the database has no newer version."""
@@ -129,14 +132,18 @@ class RoomWriter:
     @contextmanager
     def editing(self, code: str) -> Iterator[Edit]:
         """Change the room's rows as one writer, then move its version on (readers look again)."""
-        with self._lock(code), self.db.write() as session:
-            room = self.room(session, code)
-            edit = Edit(session, room, self.seats(session, room))
-            yield edit
-            if edit.moves_version:
-                room.version += 1
-                room.updated_at = utcnow()
-                session.add(room)
+        with self._lock(code):
+            with self.db.write() as session:
+                room = self.room(session, code)
+                status = room.status
+                edit = Edit(session, room, self.seats(session, room))
+                yield edit
+                if edit.moves_version:
+                    room.version += 1
+                    room.updated_at = utcnow()
+                    session.add(room)
+            if room.status != status and self.committed is not None:  # the game started
+                self.committed(code, None)
 
     @contextmanager
     def acting(self, code: str) -> Iterator[Turn]:
@@ -148,6 +155,8 @@ class RoomWriter:
                 yield turn
             if turn.after is not None:
                 self._remember(turn.after)
+                if self.committed is not None:
+                    self.committed(code, turn.after)
 
     def forget(self, codes: Iterable[str]) -> None:
         """Drop deleted rooms from memory."""

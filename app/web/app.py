@@ -31,12 +31,13 @@ from app.games.base import N_, Budget
 from app.lease import Leases, RedisLeases
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService
-from app.web import api, pages, replay
+from app.web import api, notifications, pages, replay
 from app.web.answers import Refusal, page, refusal_response, room_refused
 from app.web.deps import get_locale, get_service
 from app.web.limits import BodyLimit, Limits
 from app.web.live import LiveRooms
 from app.web.pages import form_to_action
+from app.web.push import PushSender, load_vapid, new_private_pem
 from app.web.render import ROOT
 from app.web.security import CrossSiteGuard, SecurityHeaders, security_headers
 
@@ -75,8 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         draw_chat=pages.chat_push,
     )
 
+    push = push_sender(service, settings)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if push is not None:
+            push.start()
         await live.start()
         try:
             playing = await run_in_threadpool(service.turns.playing_rooms)
@@ -98,6 +103,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
         await live.stop()
+        if push is not None:
+            push.stop()
         db.dispose()
 
     app = FastAPI(
@@ -114,6 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.live = live
     app.state.db = db
+    app.state.push = push
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
@@ -140,9 +148,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.exception_handler(RequestValidationError)(validation_error)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(notifications.router)
     app.include_router(replay.router)
 
     return app
+
+
+def push_sender(service: RoomService, settings: Settings) -> PushSender | None:
+    """The Web Push sender, told of every committed decision, with the server's VAPID key pair: the
+    operator's, or the one made at the first start and kept in the database. None (no pushes, the
+    room menu does not offer them) while the database cannot keep a key."""
+    service.push.services = settings.push_service_origins
+    try:
+        private_key = settings.vapid_private_key or service.push.stored_key(new_private_pem)
+    except OperationalError as failure:
+        log.error("no VAPID key could be stored, so no pushes are sent: %s", failure.orig)
+        return None
+    sender = PushSender(service, load_vapid(private_key, settings.push_contact), settings.push_timeout)
+    service.writer.committed = sender.note
+    return sender
 
 
 def migrate(database_url: str) -> None:

@@ -128,6 +128,10 @@ def room_page(
         has_game_css=(ROOT / "static" / "games" / f"{info.id}.css").is_file(),
         viewer_seat=seat,  # the page marks "you" and shows the host's buttons (public regions do not)
         viewer_host=me is not None and me.is_host,
+        # the VAPID public key a seat's browser subscribes with ("Tell me when it's my turn")
+        push_key=push.vapid.public
+        if (push := request.app.state.push) is not None and me is not None
+        else None,
     )
 
 

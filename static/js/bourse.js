@@ -118,7 +118,7 @@
     if (!box) {
       return;
     }
-    box.querySelectorAll("input[type=checkbox]").forEach(function (input) {
+    box.querySelectorAll("input[type=checkbox]:not([data-push-key])").forEach(function (input) {
       input.checked = setting(input.name, input.defaultChecked);
       input.addEventListener("change", function () {
         remember(input.name, input.checked);
@@ -134,6 +134,106 @@
           });
         }
       });
+    });
+  }
+
+  // ------------------------------------------------------------ told of your turn with the tab closed
+  // "Tell me when it's my turn" (issue 23): the browser's push subscription, made with the server's
+  // VAPID key (data-push-key), is posted to the room; the service worker shows what the server pushes.
+  // One browser has one subscription for all its rooms: turning a room off only tells that room.
+  function pushKey(base64url) {
+    var padded = (base64url + "===".slice((base64url.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+    var raw = window.atob(padded);
+    var key = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i += 1) { key[i] = raw.charCodeAt(i); }
+    return key;
+  }
+
+  function pushSubscription(input) {
+    return navigator.serviceWorker.register("/service-worker.js").then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (registration) {
+      var options = {userVisibleOnly: true, applicationServerKey: pushKey(input.getAttribute("data-push-key"))};
+      return registration.pushManager.getSubscription().then(function (existing) {
+        if (!existing) {
+          return registration.pushManager.subscribe(options);
+        }
+        // Made with another key (the server's changed): only a new one reaches this server.
+        var known = existing.options && existing.options.applicationServerKey;
+        var same = !known || new Uint8Array(known).join() === options.applicationServerKey.join();
+        return same ? existing : existing.unsubscribe().then(function () {
+          return registration.pushManager.subscribe(options);
+        });
+      });
+    });
+  }
+
+  function postPush(code, path, body) {
+    return window.fetch("/r/" + code + path, {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(body),
+      credentials: "same-origin"
+    }).then(function (answer) {
+      if (answer.ok) { return null; }
+      return answer.json().then(function (refusal) { throw new Error(refusal.detail); });
+    });
+  }
+
+  function setUpPush() {
+    var input = document.querySelector("#alert-settings input[data-push-key]");
+    if (!input || !("serviceWorker" in navigator) || !window.PushManager || !window.Notification) {
+      return;  // the option stays hidden: this browser cannot be told with its tab closed
+    }
+    var code = input.getAttribute("data-room");
+    var note = document.getElementById("push-note");
+    var name = "push." + code;
+    input.closest(".push-option").hidden = false;
+
+    function say(text) {
+      note.textContent = text || "";
+      note.hidden = !text;
+    }
+
+    function turnOn() {
+      return Notification.requestPermission().then(function (answer) {
+        if (answer !== "granted") { throw new Error(input.getAttribute("data-blocked")); }
+        return pushSubscription(input);
+      }).then(function (subscription) {
+        return postPush(code, "/push", subscription.toJSON());
+      });
+    }
+
+    input.checked = setting(name, false) && Notification.permission === "granted";
+    if (input.checked) {
+      turnOn().catch(function () { /* renewed at the next visit; the choice stays */ });
+    }
+    input.addEventListener("change", function () {
+      remember(name, input.checked);
+      say("");
+      if (input.checked) {
+        turnOn().then(function () { say(input.getAttribute("data-on")); }).catch(function (failure) {
+          input.checked = false;
+          remember(name, false);
+          say((failure && failure.message) || input.getAttribute("data-failed"));
+        });
+        return;
+      }
+      navigator.serviceWorker.getRegistration("/").then(function (registration) {
+        return registration ? registration.pushManager.getSubscription() : null;
+      }).then(function (subscription) {
+        return subscription ? postPush(code, "/push/off", {endpoint: subscription.endpoint}) : null;
+      }).catch(function (failure) { say(failure.message); });
+    });
+  }
+
+  // A tap on this room's notification (static/js/service-worker.js): a line waiting to come back
+  // comes back now, not after its back-off.
+  if (navigator.serviceWorker) {
+    navigator.serviceWorker.addEventListener("message", function (event) {
+      if (event.data && event.data.kind === "bourse-opened" && retry !== null && line) {
+        reopen();
+      }
     });
   }
 
@@ -556,6 +656,7 @@
     markTitle();
     resumeFromLink();
     setUpAlertSettings();
+    setUpPush();
     setUpLog();
     var toggle = document.getElementById("log-toggle");
     if (toggle) {

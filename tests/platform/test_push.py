@@ -1,0 +1,400 @@
+"""Web Push (issue 23): a seat that opted in is told, on a push service the test runs on loopback
+(tests/push_service.py decrypts each push with the browser's keys and checks its VAPID signature),
+when its turn comes, in its language, with the words of its own status line, once per turn; a clock
+running out and the game's end are told once too; a 410 forgets the subscription; turning it off,
+leaving the seat or the room's deletion stops it; and a move answers as fast whatever the push
+service does."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.cleanup import sweep_once
+from app.config import Settings
+from app.db import Database
+from app.models import utcnow
+from app.rooms import RoomService, wallclock
+from app.rooms.push import endpoint_allowed
+from app.web.app import create_app
+from app.web.push import PushSender, load_vapid, new_private_pem, plain
+from tests.platform.test_api import auth
+from tests.push_service import PushService
+
+
+@pytest.fixture
+def push_service() -> Iterator[PushService]:
+    service = PushService()
+    service.start()
+    yield service
+    service.stop()
+
+
+@pytest.fixture
+def push_settings(database_url: str, push_service: PushService) -> Settings:
+    return Settings(
+        BOURSE_DATABASE_URL=database_url,
+        BOURSE_BOT_DELAY=0,
+        BOURSE_PUSH_SERVICES=push_service.origin,
+        BOURSE_PUSH_TIMEOUT=2,
+    )
+
+
+@pytest.fixture
+def client(push_settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(push_settings)) as client:
+        yield client
+
+
+def sender_of(client: TestClient) -> PushSender:
+    sender: PushSender = client.app.state.push  # type: ignore[attr-defined]
+    return sender
+
+
+def service_of(client: TestClient) -> RoomService:
+    service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+    return service
+
+
+def as_seat(client: TestClient, code: str, token: str, locale: str = "en") -> None:
+    """The browser's cookies: this seat of the room, this language."""
+    client.cookies.clear()
+    client.cookies.set(f"bourse_seat_{code}", token)
+    client.cookies.set("bourse_lang", locale)
+
+
+def subscribe(
+    client: TestClient, code: str, token: str, subscription: dict[str, Any], locale: str = "en"
+) -> Any:
+    as_seat(client, code, token, locale)
+    answer = client.post(f"/r/{code}/push", json=subscription)
+    client.cookies.clear()
+    return answer
+
+
+def new_room(client: TestClient, game: str, players: int, clock: int = 0) -> tuple[str, list[str]]:
+    created = client.post(
+        "/api/rooms", json={"game": game, "players": players, "name": "Ann", "clock": clock}
+    )
+    assert created.status_code == 201, created.text
+    code, tokens = created.json()["code"], [created.json()["token"]]
+    for name in ("Bob", "Cy", "Di")[: players - 1]:
+        joined = client.post(f"/api/rooms/{code}/join", json={"name": name})
+        tokens.append(joined.json()["token"])
+    return code, tokens
+
+
+def start(client: TestClient, code: str, tokens: list[str]) -> None:
+    started = client.post(f"/api/rooms/{code}/start", headers=auth(tokens[0]))
+    assert started.status_code == 200, started.text
+
+
+def pick(client: TestClient, code: str, tokens: list[str], seat: int, number: int = 1) -> float:
+    """Seat ``seat`` picks in the toy game; the seconds the move took to answer."""
+    version = client.get(f"/api/rooms/{code}", headers=auth(tokens[seat])).json()["version"]
+    began = time.perf_counter()
+    answer = client.post(
+        f"/api/rooms/{code}/actions",
+        json={"version": version, "action": {"type": "pick", "number": number}},
+        headers=auth(tokens[seat]),
+    )
+    took = time.perf_counter() - began
+    assert answer.status_code == 200, answer.text
+    return took
+
+
+def status_line(client: TestClient, code: str, token: str, locale: str) -> str:
+    """The words of the seat's status line, as its page shows them."""
+    as_seat(client, code, token, locale)
+    page = client.get(f"/r/{code}").text
+    client.cookies.clear()
+    found = re.search(r'class="prompt-text">(.*?)</span></p>', page, re.DOTALL)
+    assert found is not None
+    return plain(found.group(1))
+
+
+def test_a_seat_is_told_when_its_turn_comes_in_its_language_as_its_status_line_says_once(
+    client: TestClient, push_service: PushService
+) -> None:
+    code, tokens = new_room(client, "qe", 3)
+    start(client, code, tokens)
+    sender = sender_of(client)
+    auctioneer = service_of(client).load(code).to_act()[0]
+    bidder = (auctioneer + 1) % 3
+    assert (
+        subscribe(client, code, tokens[bidder], push_service.subscription("bob"), "zh_Hant").status_code
+        == 204
+    )
+    mine = client.get(f"/api/rooms/{code}", headers=auth(tokens[auctioneer])).json()
+    opened = client.post(
+        f"/api/rooms/{code}/actions",
+        json={"version": mine["version"], "action": {"type": "open_bid", "amount": 1}},
+        headers=auth(tokens[auctioneer]),
+    )
+    assert opened.status_code == 200, opened.text
+    assert sender.wait_idle()
+    received = push_service.wait_for(1, "bob")
+    assert len(received) == 1
+    push = received[0]
+    assert push["title"] == "輪到你了：量化寬鬆"
+    assert push["lang"] == "zh-Hant"
+    assert push["url"] == f"/r/{code}"
+    assert push["body"] == status_line(client, code, tokens[bidder], "zh_Hant")  # his own sealed bid
+    assert "秘密出價" in push["body"]
+    # The other bidder bids, and the table is pushed again and again: no new decision of his.
+    other = 3 - auctioneer - bidder
+    mine = client.get(f"/api/rooms/{code}", headers=auth(tokens[other])).json()
+    amount = next(n for n in (2, 3) if n != 1)
+    client.post(
+        f"/api/rooms/{code}/actions",
+        json={"version": mine["version"], "action": {"type": "bid", "amount": amount}},
+        headers=auth(tokens[other]),
+    )
+    for _ in range(3):
+        sender.note(code, None)
+        assert sender.wait_idle()
+    assert len(push_service.browsers["bob"].received) == 1
+    post = push_service.posts[-1]
+    assert post.vapid_key == sender.vapid.public
+    assert post.audience == push_service.origin
+    assert post.headers["ttl"] == "86400"
+
+
+def test_each_new_decision_is_told_once_and_a_decision_already_shown_is_not(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    code, tokens = new_room(client, toy_game, 2)
+    start(client, code, tokens)
+    sender = sender_of(client)
+    # Bob opts in while his first pick is before him: he is looking at it, so it is not pushed.
+    assert subscribe(client, code, tokens[1], push_service.subscription("bob")).status_code == 204
+    sender.note(code, None)
+    assert sender.wait_idle()
+    assert push_service.browsers["bob"].received == []
+    pick(client, code, tokens, 1)
+    pick(client, code, tokens, 0)  # round 2: a new decision for each
+    assert sender.wait_idle()
+    assert [push["title"] for push in push_service.wait_for(1, "bob")] == ["Your turn: Sealed guess"]
+    pick(client, code, tokens, 0)  # Ann picks: Bob's decision is the same one
+    assert sender.wait_idle()
+    assert len(push_service.browsers["bob"].received) == 1
+    pick(client, code, tokens, 1)  # round 3
+    assert sender.wait_idle()
+    assert len(push_service.wait_for(2, "bob")) == 2
+
+
+def test_the_end_of_the_game_is_told_once_to_everyone_subscribed(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    code, tokens = new_room(client, toy_game, 2)
+    for seat, name in enumerate(("ann", "bob")):
+        subscribe(client, code, tokens[seat], push_service.subscription(name), "zh_Hans")
+    start(client, code, tokens)
+    for _ in range(3):
+        pick(client, code, tokens, 0, 1)
+        pick(client, code, tokens, 1, 2)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    sender.note(code, None)
+    assert sender.wait_idle()
+    for name in ("ann", "bob"):
+        received = push_service.wait_for(4, name)
+        ends = [push for push in received if push["title"].startswith("游戏结束")]
+        assert len(ends) == 1, received
+        assert ends[0]["body"] == "胜者：Bob"
+
+
+def test_a_clock_running_out_is_told_once_per_decision(
+    client: TestClient, push_service: PushService, toy_game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [int(time.time() * 1000)]
+    monkeypatch.setattr(wallclock, "now_ms", lambda: now[0])
+    code, tokens = new_room(client, toy_game, 2, clock=86400)
+    subscribe(client, code, tokens[1], push_service.subscription("bob"))
+    start(client, code, tokens)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    assert len(push_service.wait_for(1, "bob")) == 1  # the first turn
+    now[0] += 17 * 3600 * 1000  # 7 hours left: not yet the last quarter
+    sender.warn_clocks()
+    assert sender.wait_idle()
+    assert len(push_service.browsers["bob"].received) == 1
+    now[0] += 2 * 3600 * 1000  # 5 hours left
+    sender.warn_clocks()
+    sender.warn_clocks()
+    assert sender.wait_idle()
+    received = push_service.wait_for(2, "bob")
+    assert [push["title"] for push in received[1:]] == ["Less than 5 hours left: Sealed guess"]
+    pick(client, code, tokens, 1)  # decided: no warning for it any more
+    now[0] += 4 * 3600 * 1000
+    sender.warn_clocks()
+    assert sender.wait_idle()
+    assert len(push_service.browsers["bob"].received) == 2
+
+
+def test_an_endpoint_the_push_service_calls_gone_is_forgotten(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    code, tokens = new_room(client, toy_game, 2)
+    subscribe(client, code, tokens[1], push_service.subscription("bob"))
+    push_service.gone.add("bob")
+    start(client, code, tokens)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    assert [post.status for post in push_service.posts] == [410]
+    room = service_of(client).load(code)
+    assert service_of(client).push.of_room(room.room_id) == []
+
+
+def test_turning_it_off_leaving_the_seat_or_the_room_going_stop_the_pushes(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    service = service_of(client)
+    code, tokens = new_room(client, toy_game, 3)
+    subscribe(client, code, tokens[1], push_service.subscription("bob"))
+    subscribe(client, code, tokens[2], push_service.subscription("cy"))
+    subscribe(client, code, tokens[0], push_service.subscription("ann"))
+    room_id = service.load(code).room_id
+    as_seat(client, code, tokens[0])
+    assert (
+        client.post(f"/r/{code}/push/off", json={"endpoint": push_service.endpoint("ann")}).status_code == 204
+    )
+    client.cookies.clear()
+    service.seats.remove_seat(code, 0, 1)  # the host removes Bob from the lobby
+    assert {r.seat: r.endpoint for r, *_ in service.push.of_room(room_id)} == {1: push_service.endpoint("cy")}
+    # Cy, now seat 1, is told of seat 1's turns; nobody else.
+    service.seats.add_bot(code, 0)
+    start(client, code, tokens)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    assert [post.browser for post in push_service.posts] == ["cy"]
+    # The room is deleted (a waiting room forgotten): its subscriptions go with its seats.
+    other, others = new_room(client, toy_game, 2)
+    subscribe(client, other, others[1], push_service.subscription("di"))
+    other_id = service.load(other).room_id
+    settings = client.app.state.settings  # type: ignore[attr-defined]
+    assert other in sweep_once(service, settings, now=utcnow() + timedelta(days=30))
+    assert service.push.of_room(other_id) == []
+
+
+def test_a_move_answers_as_fast_when_the_push_service_is_slow_or_down(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    """Each measured move gives both seats a new decision, so each one makes two pushes."""
+    sender = sender_of(client)
+
+    def round_times(rooms: int) -> list[float]:
+        times = []
+        for _ in range(rooms):
+            code, tokens = new_room(client, toy_game, 2)
+            for seat, name in enumerate(("ann", "bob")):
+                subscribe(client, code, tokens[seat], push_service.subscription(name))
+            start(client, code, tokens)
+            pick(client, code, tokens, 0)
+            times.append(pick(client, code, tokens, 1))  # ends the round
+        return times
+
+    round_times(2)  # warm up
+    assert sender.wait_idle(30)
+    normal = statistics.median(round_times(6))
+    assert sender.wait_idle(30)
+    push_service.delay = 1.5  # every push waits 1.5 s for its answer
+    slow = statistics.median(round_times(6))
+    assert sender.wait_idle(60)
+    push_service.stop()  # down: its port refuses connections
+    down = statistics.median(round_times(6))
+    assert sender.wait_idle(30)
+    print(
+        f"median move answer: normal {normal * 1000:.1f} ms, slow {slow * 1000:.1f} ms, down {down * 1000:.1f} ms"
+    )
+    assert slow < normal + 0.1 and down < normal + 0.1, (normal, slow, down)
+    assert any(post.status == 201 for post in push_service.posts)
+
+
+def test_only_one_process_sends_a_turn_however_many_see_it(
+    database_url: str, push_service: PushService, toy_game: str, push_settings: Settings
+) -> None:
+    with TestClient(create_app(push_settings)) as client:
+        code, tokens = new_room(client, toy_game, 2)
+        subscribe(client, code, tokens[1], push_service.subscription("bob"))
+        first = sender_of(client)
+        db = Database(database_url)  # a second process: its own service and sender, the same database
+        try:
+            second = PushSender(RoomService(db), first.vapid)
+            second.start()
+            start(client, code, tokens)
+            for _ in range(3):
+                second.note(code, None)
+            assert first.wait_idle() and second.wait_idle()
+            second.stop()
+        finally:
+            db.dispose()
+    assert [post.browser for post in push_service.posts] == ["bob"]
+
+
+def test_the_vapid_key_is_made_once_and_kept_with_the_data_unless_the_operator_gives_one(
+    push_settings: Settings,
+) -> None:
+    def public_key(settings: Settings) -> str:
+        with TestClient(create_app(settings)) as client:
+            return str(sender_of(client).vapid.public)
+
+    made = public_key(push_settings)
+    assert public_key(push_settings) == made  # a restart keeps it
+    given = new_private_pem()
+    chosen = push_settings.model_copy(update={"vapid_private_key": given})
+    assert public_key(chosen) == load_vapid(given, "mailto:x").public != made
+
+
+def test_a_room_page_offers_the_push_to_seats_only(client: TestClient, toy_game: str) -> None:
+    code, tokens = new_room(client, toy_game, 2)
+    public = sender_of(client).vapid.public
+    assert public not in client.get(f"/r/{code}").text
+    as_seat(client, code, tokens[1])
+    page = client.get(f"/r/{code}").text
+    client.cookies.clear()
+    assert f'data-push-key="{public}"' in page
+    worker = client.get("/service-worker.js")
+    assert worker.status_code == 200 and "showNotification" in worker.text
+    assert worker.headers["content-type"].startswith("text/javascript")
+
+
+def test_bad_subscriptions_are_refused_readably_and_change_nothing(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    code, tokens = new_room(client, toy_game, 2)
+    good = push_service.subscription("bob")
+    bad_point = {**good, "keys": {**good["keys"], "p256dh": "BAAA"}}
+    elsewhere = {**good, "endpoint": "http://10.0.0.1/push/x"}
+    for body, status in ((bad_point, 400), (elsewhere, 400), ({"endpoint": 3}, 400), ([1], 400)):
+        answer = subscribe(client, code, tokens[1], body)  # type: ignore[arg-type]
+        assert answer.status_code == status and answer.json()["detail"], answer.text
+    spectator = client.post(f"/r/{code}/push", json=good)
+    assert spectator.status_code == 403
+    assert "join" in spectator.json()["detail"]
+    zh = subscribe(client, code, tokens[1], elsewhere, "zh_Hant").json()["detail"]
+    assert zh != "This push service is not accepted by this server."
+    assert service_of(client).push.of_room(service_of(client).load(code).room_id) == []
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "allowed"),
+    [
+        ("https://push.services.example/v1/abc", True),
+        ("http://push.services.example/v1/abc", False),
+        ("https://127.0.0.1/x", False),
+        ("https://[::1]/x", False),
+        ("https://localhost/x", False),
+        ("https://db/x", False),  # no dot: a name only a private network knows
+        ("https://a." + "b" * 1030, False),
+    ],
+)
+def test_pushes_go_only_to_push_services_by_name_over_https(endpoint: str, allowed: bool) -> None:
+    assert endpoint_allowed(endpoint) is allowed
