@@ -84,7 +84,7 @@ def load_vapid(private_key: str, subject: str) -> Vapid:
 
 def plain(markup: str) -> str:
     """A rendered fragment as the one line of text a notification shows."""
-    return " ".join(html.unescape(TAGS.sub(" ", markup)).split())
+    return " ".join(html.unescape(TAGS.sub("", markup)).split())  # inline markup: its text runs on
 
 
 def waited_for(room: RoomSnapshot) -> frozenset[tuple[int, int]]:
