@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlmodel import Field, SQLModel
 
 
@@ -37,6 +48,9 @@ class Room(SQLModel, table=True):
     clock: int = 0  # seconds each decision may take (0: no clock)
     full_record: bool = False  # the table agreed that the finished game's record holds every secret
     imported: bool = False  # made from an uploaded record: its names and moves are the record's claims
+    # The host paused the table's clock at this moment (epoch ms; None: running). While paused no
+    # clock runs out, and resuming moves every deadline on by the length of the pause.
+    clock_paused_at: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -91,6 +105,8 @@ class ChatMessage(SQLModel, table=True):
     name: str = Field(default="", max_length=40)  # a spectator's chosen name (a seat's is its own)
     text: str = Field(sa_column=Column(Text, nullable=False))
     reaction: bool = False  # ``text`` is a quick reaction's key
+    # ``text`` is the key of a platform notice (app.rooms.clocks: the host paused or resumed the clock)
+    notice: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
     created_at: datetime = Field(default_factory=utcnow)
 
 

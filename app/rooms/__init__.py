@@ -10,6 +10,7 @@ also holds across processes.
 - ``service.seats``: creating a room, joining, bots, removing seats, starting, bot control;
 - ``service.turns``: a player's action, a bot's step, clocks that ran out;
 - ``service.chat``: messages, reactions, mutes;
+- ``service.clocks``: the host pausing and resuming the turn clock;
 - ``service.records``: action logs, replays, "Play again" and its match score, imports;
 - ``service.sweeper``: deleting rooms nobody will come back to;
 - ``service.push``: the seats' Web Push subscriptions and who is due a push;
@@ -21,6 +22,7 @@ from __future__ import annotations
 from app.db import Database
 from app.games.base import Engine
 from app.rooms.chat import CHAT_MAX, REACTIONS, Chat, ChatLine, chat_author
+from app.rooms.clocks import Clocks
 from app.rooms.errors import Conflict, Forbidden, NotFound, RoomError, Unprocessable
 from app.rooms.health import HealthCheck
 from app.rooms.names import CODE_ALPHABET, clean_name, hash_token, new_code, unique_name
@@ -40,6 +42,7 @@ __all__ = [
     "TIMED_OUT",
     "Chat",
     "ChatLine",
+    "Clocks",
     "Conflict",
     "Forbidden",
     "HealthCheck",
@@ -75,6 +78,7 @@ class RoomService:
         self.seats = Seats(self.writer)
         self.turns = Turns(self.writer)
         self.chat = Chat(self.writer)
+        self.clocks = Clocks(self.writer)
         self.records = Records(self.writer)
         self.sweeper = Sweeper(self.writer)
         self.push = PushStore(self.writer)

@@ -43,10 +43,11 @@ class ChatLine:
     name: str
     text: str
     reaction: bool
+    notice: bool = False  # a platform notice (``text``: its key, app.rooms.clocks), not a person's words
 
     @property
     def spectator(self) -> bool:
-        return self.seat is None
+        return self.seat is None and not self.notice
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +57,7 @@ class ChatLine:
             "spectator": self.spectator,
             "text": self.text,
             "reaction": self.reaction,
+            "notice": self.notice,
         }
 
 
@@ -156,7 +158,8 @@ class Chat:
                 .limit(limit)
             ).all()
             return [
-                ChatLine(_id_of(row), row.seat, row.name, row.text, row.reaction) for row in reversed(rows)
+                ChatLine(_id_of(row), row.seat, row.name, row.text, row.reaction, row.notice)
+                for row in reversed(rows)
             ]
 
     def spectator_names(self, code: str, authors: Iterable[str]) -> dict[str, str]:
@@ -195,7 +198,7 @@ class Chat:
                 if number is not None
                 else None
             )
-            if line is None:
+            if line is None or line.notice:  # a notice is the platform's: nobody to mute
                 raise NotFound(N_("There is no such message."))
             if host is not None and host.token_hash and line.author == chat_author(host.token_hash):
                 raise RoomError(N_("You cannot mute yourself."))

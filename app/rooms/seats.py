@@ -232,7 +232,8 @@ class Seats:
                 if seat.seat not in waited_for:
                     seat.deadline = None
                 elif seat.deadline is None:
-                    seat.deadline = wallclock.now_ms() + room.clock * 1000
+                    now = room.clock_paused_at if room.clock_paused_at is not None else wallclock.now_ms()
+                    seat.deadline = now + room.clock * 1000
             edit.session.add(seat)
 
 

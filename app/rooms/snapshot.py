@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any
 
 from app.games.base import Engine, Result, State
+from app.rooms import wallclock
 
 Event = dict[str, Any]
 
@@ -60,6 +61,7 @@ class RoomSnapshot:
     clock: int = 0  # seconds per decision (0: no clock)
     full_record: bool = False  # the table agreed: once over, anyone's record holds every secret
     imported: bool = False  # made from an uploaded record
+    clock_paused_at: int | None = None  # the host paused the clock then (epoch ms); None: it runs
     _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -101,6 +103,12 @@ class RoomSnapshot:
     @cached_property
     def result(self) -> Result | None:
         return self.engine.result(self.core) if self.core is not None else None
+
+    @property
+    def clock_now(self) -> int:
+        """The moment the table's clock stands at (epoch ms): the wall clock, or while the host has
+        the clock paused, the moment it was paused (a decision that comes meanwhile starts whole)."""
+        return self.clock_paused_at if self.clock_paused_at is not None else wallclock.now_ms()
 
     def to_act(self) -> list[int]:
         if self.core is None or self.status != "playing":

@@ -147,6 +147,7 @@ class Turns:
                     "SELECT rooms.code, seats.seat, seats.legal_version FROM seats "
                     "JOIN rooms ON rooms.id = seats.room_id "
                     "WHERE seats.deadline IS NOT NULL AND seats.deadline <= :now AND rooms.status = 'playing' "
+                    "AND rooms.clock_paused_at IS NULL "  # the host paused the table's clock
                     "AND NOT seats.bot_controlled "  # its bot moves anyway; the clock is kept for its player
                     "ORDER BY seats.deadline"
                 ),
@@ -169,6 +170,7 @@ class Turns:
                 or info is None
                 or info.played_by_bot
                 or info.deadline is None
+                or room.clock_paused_at is not None
                 or info.deadline > wallclock.now_ms()
                 or info.legal_version != legal_version
                 or seat not in room.to_act()

@@ -36,7 +36,6 @@ from app.db import LOCK_ROWS, Database
 from app.games.base import N_, Engine, IllegalAction
 from app.games.registry import ENGINES
 from app.models import Room, Seat, utcnow
-from app.rooms import wallclock
 from app.rooms.errors import Conflict, NotFound, Unprocessable
 from app.rooms.names import is_room_code
 from app.rooms.snapshot import Event, RoomSnapshot, SeatInfo
@@ -289,6 +288,7 @@ class RoomWriter:
             clock=room.clock,
             full_record=room.full_record,
             imported=room.imported,
+            clock_paused_at=room.clock_paused_at,
         )
 
     def _events_of(self, room_id: int, actions: int) -> list[Event]:
@@ -351,6 +351,7 @@ def _advanced(
         clock=room.clock,
         full_record=room.full_record,
         imported=room.imported,
+        clock_paused_at=room.clock_paused_at,
     )
     changed = [
         other.seat
@@ -358,7 +359,7 @@ def _advanced(
         if other.seat == seat or room.legal(other.seat) != after.legal(other.seat)
     ]
     waited_for = set(after.to_act())
-    now = wallclock.now_ms()
+    now = room.clock_now
     seats = []
     for s in room.seats:
         new = replace(s, legal_version=new_version) if s.seat in changed else s

@@ -335,6 +335,22 @@ async def host(request: Request, room: PageRoom, operation: str) -> Response:
     return response
 
 
+@router.post("/r/{code}/clock", dependencies=BACK_TO_ROOM)
+async def pause_clock(request: Request, room: PageRoom) -> Response:
+    """The host pauses the table's turn clock (``pause=yes``) or resumes it (``pause=no``); the
+    table chat says so."""
+    paused = (await request.form()).get("pause") == "yes"
+    clocks = room.service.clocks
+    notice = await run_in_threadpool(clocks.pause if paused else clocks.resume, room.code, room.seat)
+    if notice is not None:
+        snapshot = await run_in_threadpool(room.service.load, room.code)
+        await room.live.after_change(room.code, snapshot)
+        await room.live.share_chat(room.code, snapshot.game, notice)
+    if is_htmx(request):
+        return Response(status_code=204)
+    return RedirectResponse(f"/r/{room.code}", status_code=303)
+
+
 @router.post("/r/{code}/act", dependencies=BACK_TO_ROOM)
 async def act(request: Request, room: PageRoom) -> Response:
     form = await request.form()

@@ -20,6 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
     env.globals.update(_=gettext, gettext=gettext, ngettext=ngettext)
     env.globals.update(locale=locale, locales=LOCALES, locale_names=LOCALE_NAMES, html_lang=HTML_LANG[locale])
     env.filters["digits"] = _digits
+    env.filters["iso_time"] = iso_time
     env.globals.update(_punctuation(locale))
     return env
 
@@ -140,6 +142,12 @@ def _direct_gettext(catalogue: Any) -> tuple[Callable[..., Markup], Callable[...
     return gettext, ngettext
 
 
+def iso_time(epoch_ms: int) -> str:
+    """An epoch-milliseconds moment as an ISO 8601 UTC time ("2026-12-03T14:05:00Z"): what a page
+    puts in a ``<time datetime>`` for the reader's browser to show in their own time zone."""
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _digits(value: Any) -> str:
     """An integer of any size with thin grouping, exact to the last digit."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -163,6 +171,8 @@ class Table:
     # The viewer's seat only: its last decision was made by a bot because its clock ran out (until
     # its next move), with the first log line of that decision it may read (none when no longer kept).
     timed_out: list[dict[str, Any]] | None = None
+    clock: int = 0  # seconds per decision (0: no clock)
+    clock_paused_at: int | None = None  # the host paused the clock then (epoch ms); None: it runs
 
     def name_of(self, seat: int) -> str:
         for player in self.players:

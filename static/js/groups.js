@@ -1,6 +1,7 @@
 // Turn clocks and table chat: page glue only. The server renders every clock as its absolute
-// deadline (data-deadline, epoch milliseconds) and every chat message as HTML; this counts down and
-// keeps the chat pleasant to use. Without it the forms still post and the pages still render.
+// deadline (data-deadline, epoch milliseconds; a paused one as the time it has left, data-left),
+// a long clock's end also as an ISO time, and every chat message as HTML; this counts down, shows
+// when a long clock runs out in the reader's time zone, and keeps the chat pleasant to use. Without it the forms still post and the pages still render.
 (function () {
   "use strict";
   var store = window.localStorage;
@@ -43,20 +44,58 @@
     return minutes + ":" + two(rest);
   }
 
+  // When a long clock runs out, in this reader's own time zone and language ("until Thu 14:05"):
+  // the server writes the moment as an ISO time, the same for every reader.
+  function localDeadline(iso) {
+    var moment = new Date(iso);
+    if (isNaN(moment.getTime())) {
+      return "";
+    }
+    var options = { weekday: "short", hour: "2-digit", minute: "2-digit" };
+    if (moment.getTime() - Date.now() > 6 * 86400000) {
+      options.month = "short";
+      options.day = "numeric";
+    }
+    var text = new Intl.DateTimeFormat(document.documentElement.lang || undefined, options).format(moment);
+    var pattern = document.body.getAttribute("data-clock-until") || "until {time}";
+    return pattern.replace("{time}", text);
+  }
+
+  function showLocalDeadlines() {
+    var times = document.querySelectorAll("time.clock-until");
+    for (var i = 0; i < times.length; i++) {
+      var time = times[i];
+      var iso = time.getAttribute("datetime");
+      if (time.getAttribute("data-shown") !== iso) {
+        time.textContent = localDeadline(iso);
+        time.setAttribute("data-shown", iso);
+      }
+    }
+  }
+
+  function show(clock, left) {
+    var shown = clock.querySelector(".clock-left") || clock;
+    var text = format(left);
+    if (shown.textContent !== text) {
+      shown.textContent = text;
+    }
+  }
+
   function tick() {
     var now = Date.now() + skew;
     var clocks = document.querySelectorAll("[data-deadline]");
     for (var i = 0; i < clocks.length; i++) {
       var clock = clocks[i];
       var left = Number(clock.getAttribute("data-deadline")) - now;
-      var shown = clock.querySelector(".clock-left") || clock;
-      var text = format(left);
-      if (shown.textContent !== text) {
-        shown.textContent = text;
-      }
+      show(clock, left);
       clock.classList.toggle("clock-low", left > 0 && left <= 10000);
       clock.classList.toggle("clock-out", left <= 0);
     }
+    var paused = document.querySelectorAll("[data-left]");  // the host paused the clock: it stands
+    for (var j = 0; j < paused.length; j++) {
+      show(paused[j], Number(paused[j].getAttribute("data-left")));
+    }
+    showLocalDeadlines();
   }
 
   // ------------------------------------------------------------ chat

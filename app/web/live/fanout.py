@@ -163,6 +163,8 @@ def make_table(
         capacity=snapshot.players,
         match=match,
         timed_out=timed_out_move(snapshot.recent_events, seat, mine.timeouts) if mine is not None else None,
+        clock=snapshot.clock,
+        clock_paused_at=snapshot.clock_paused_at,
     )
 
 
