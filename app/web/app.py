@@ -31,7 +31,7 @@ from app.games.base import N_, Budget
 from app.lease import Leases, RedisLeases
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService
-from app.web import api, notifications, pages, replay
+from app.web import api, my_games, notifications, pages, replay
 from app.web.answers import Refusal, page, refusal_response, room_refused
 from app.web.deps import get_locale, get_service
 from app.web.limits import BodyLimit, Limits
@@ -150,6 +150,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(notifications.router)
     app.include_router(replay.router)
+    app.include_router(my_games.router)
 
     return app
 
