@@ -60,21 +60,7 @@ def _screens(page: Any, game: str, kind: str) -> None:
     wait_live(page)
 
 
-# Where decisions still end below the fold, as this test measured them when it was written (issue 20;
-# the failure message names each form). Not strict: a random game may not reach the phase that fails.
-BELOW_NOW = {
-    ("tulip-bubble", 360): "selling with two or three mortgages, placing with a danger cue and many tulips",
-    # Most positions fit; the worst ones seen end a few lines below 780 px.
-    ("basari", 360): "an offer with a danger cue and long names (seen at 775-800 px)",
-    ("tulipmania-1637", 360): "playing a card with warnings and long card effects (seen at 787-795 px)",
-}
-CASES = [
-    pytest.param(game, width, marks=[pytest.mark.xfail(strict=False, reason=BELOW_NOW[game, width])])
-    if (game, width) in BELOW_NOW
-    else pytest.param(game, width)
-    for game in GAMES
-    for width in sorted(SIZES)
-]
+CASES = [(game, width) for game in GAMES for width in sorted(SIZES)]
 
 
 @pytest.mark.parametrize(("game", "width"), CASES)
