@@ -34,7 +34,7 @@ def test_no_rendered_page_shows_another_seats_unrevealed_action_card(players: in
             pages = [render_seat_html(ENGINE, s, observer) for s in after]
             assert pages[0] == pages[1] == pages[2]
             own = render_seat_html(ENGINE, after[1], seat)
-            assert "You chose B" in own
+            assert "You chose card B" in own
             checked += 1
         state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
     assert checked > 10

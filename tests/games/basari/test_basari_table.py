@@ -69,7 +69,7 @@ def test_choosing_names_the_secret_choice_and_how_many_have_chosen() -> None:
     assert "<strong>Choose an action card</strong>" in prompt(state, 0)
     state = ENGINE.apply(state, 1, {"type": "choose", "card": "C"})
     assert text(prompt(state, 0)) == "Choose an action card in secret: 1 of 3 players has chosen."
-    assert prompt(state, 1) == "You chose C; waiting for Ann, Cleo to choose an action card."
+    assert prompt(state, 1) == "You chose card C; waiting for Ann, Cleo to choose an action card."
     assert prompt(state, None) == "Waiting for Ann, Cleo to choose an action card in secret."
 
 
