@@ -2,8 +2,8 @@
 
     python -m app.simulate --game basari --players 4 --games 200 --bots normal,easy [--seed 1]
 
-``--bots`` lists bot kinds (``easy``, ``normal``, ``random``: the random legal bot) that fill the
-seats in turn; game *g* rotates them by *g* seats, so every kind sits in every seat. After every
+``--bots`` lists bot kinds (``easy``, ``normal``, ``strong``, ``random``: the random legal bot) that
+fill the seats in turn; game *g* rotates them by *g* seats, so every kind sits in every seat. After every
 action it checks the game's invariants (its ``checks`` module), that the state survives a JSON
 round trip and the same action gives the same state again (replay), and that no view changes when
 one other seat's secrets change (redaction); at the end, that the whole action list replayed from
@@ -11,6 +11,10 @@ the seed gives the final state. It prints the win rate by bot kind and by seat (
 as a share) with a 95% confidence interval, the average length and games per second, a game's own
 measure of play where it has one (Basari: the share of turns in which three or more seats chose the
 same action card, so nobody performs it), and exits non-zero if any check failed.
+For strong seats it adds the decisions' time (median, 95th percentile, slowest), how many
+searches the clock cut short and how many moves fell back to random. ``--iterations`` caps a strong
+decision's playouts and ``--think-seconds`` is its clock: with a clock far above what the playouts
+need, the games are the same on any machine.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bots import safe_decision
+from app.bots import Thought, safe_decision, world_sampler
 from app.games.base import (
     STRENGTHS,
     Action,
@@ -48,6 +52,7 @@ class GameRecord:
     winners: list[int] = field(default_factory=list)
     actions: int = 0
     failures: list[str] = field(default_factory=list)
+    thoughts: list[Thought] = field(default_factory=list)  # the strong seats' decisions
     # the game's own measure (TURN_MEASURES): one True/False per turn it judges
     marked_turns: list[bool] = field(default_factory=list)
 
@@ -76,12 +81,27 @@ def seat_kinds(bots: Sequence[str], players: int, game: int) -> list[str]:
     return [bots[(seat + game) % len(bots)] for seat in range(players)]
 
 
-def choose(engine: Engine, state: State, seat: int, kind: str, rng: random.Random, budget: Budget) -> Action:
-    """One seat's move: the random legal bot, or the game's bot given only the seat's view."""
+def choose(
+    engine: Engine,
+    state: State,
+    seat: int,
+    kind: str,
+    rng: random.Random,
+    budget: Budget,
+    thoughts: list[Thought] | None = None,
+) -> Action:
+    """One seat's move: the random legal bot, or the game's bot given only the seat's view (the strong
+    bot: and worlds drawn from it; its ``Thought`` is added to ``thoughts``)."""
     if kind == "random":
         return random_bot_action(engine, state, seat, rng)
+    samples = world_sampler(engine, state, seat) if kind == "strong" else None
+    thought = Thought()
     view = view_without_log(engine, state, seat)
-    return safe_decision(engine, view, seat, engine.legal_actions(state, seat), rng, kind, budget)
+    legal = engine.legal_actions(state, seat)
+    action = safe_decision(engine, view, seat, legal, rng, kind, budget, samples, thought)
+    if samples is not None and thoughts is not None:
+        thoughts.append(thought)
+    return action
 
 
 def _views_without_log(engine: Engine, state: State, viewers: Sequence[int | None]) -> list[str]:
@@ -129,7 +149,7 @@ def play_game(
             return record
         seat = waiting[0]
         rng = random.Random(f"{seed}/{seat}/{record.actions}")
-        action = choose(engine, state, seat, kinds[seat], rng, budget)
+        action = choose(engine, state, seat, kinds[seat], rng, budget, record.thoughts)
         try:
             after = engine.apply(state, seat, action)
         except IllegalAction as refused:
@@ -207,6 +227,22 @@ class Summary:
     def failures(self) -> list[str]:
         return [f"game {i}: {problem}" for i, r in enumerate(self.records) for problem in r.failures]
 
+    def thinking(self) -> list[str]:
+        """The strong decisions' time and how many the clock or the guard cut short."""
+        thoughts = [t for r in self.records for t in r.thoughts]
+        if not thoughts:
+            return []
+        seconds = sorted(t.seconds for t in thoughts)
+        p50, p95 = (seconds[min(len(seconds) - 1, int(q * len(seconds)))] for q in (0.5, 0.95))
+        searched = [t for t in thoughts if t.candidates > 1]
+        playouts = sum(t.playouts for t in searched) / max(len(searched), 1)
+        return [
+            f"  strong decisions {len(thoughts)}: {1000 * p50:.0f} ms median, {1000 * p95:.0f} ms p95, "
+            f"{1000 * seconds[-1]:.0f} ms slowest; {len(searched)} searched, {playouts:.1f} playouts each; "
+            f"{sum(t.cut_by_clock for t in thoughts)} cut by the clock, "
+            f"{sum(t.fallback is not None for t in thoughts)} fell back to random"
+        ]
+
     def report(self) -> str:
         games = len(self.records)
         lines = [
@@ -222,6 +258,7 @@ class Summary:
             lines.append(
                 f"{TURN_MEASURES[self.game][0]}: {str(Rate.of([float(m) for m in turns])).replace('seats', 'turns')}"
             )
+        lines += self.thinking()
         lines += [f"  FAILED {problem}" for problem in self.failures[:20]]
         return "\n".join(lines)
 
@@ -252,7 +289,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--bots", default="normal,easy", help="comma-separated: " + ", ".join(KINDS))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--iterations", type=int, default=Budget.iterations, help="search cap a decision")
+    parser.add_argument(
+        "--iterations", type=int, default=Budget.iterations, help="playouts a strong decision"
+    )
+    parser.add_argument("--think-seconds", type=float, default=Budget.seconds, help="a decision's clock")
     parser.add_argument("--no-checks", action="store_true", help="play only (for speed figures)")
     args = parser.parse_args(argv)
     bots = [kind.strip() for kind in args.bots.split(",") if kind.strip()]
@@ -268,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.games,
         bots,
         args.seed,
-        Budget(iterations=args.iterations),
+        Budget(seconds=args.think_seconds, iterations=args.iterations),
         not args.no_checks,
     )
     print(summary.report())

@@ -4,6 +4,10 @@ A game's bot (``app/games/<pkg>/bot.py``) is handed one seat's view and legal-ac
 (``Engine.decide``). ``safe_decision`` is how the platform and the simulator ask it: a bot that
 raises, returns something outside its templates or overruns its budget never stalls a table; the
 seat then plays a random legal action instead.
+
+The ``strong`` level is not a game's: it is the search of ``app/bots/search.py``, which plays the
+game's normal bot out in worlds drawn by ``world_sampler`` (each game's ``determinize``: only what the
+seat's view shows is kept). A caller that cannot give such a sampler gets the normal bot.
 """
 
 from __future__ import annotations
@@ -14,25 +18,43 @@ import threading
 import time
 from typing import Any
 
+from app.bots.search import Sampler, Thought, strong_action
 from app.games.base import (
     DEFAULT_STRENGTH,
     STRENGTHS,
     Action,
     Budget,
     Engine,
+    State,
     View,
     random_legal_action,
 )
+from app.games.registry import determinizer_of
 
 log = logging.getLogger(__name__)
 GRACE = 1.5  # a decision may run this many budgets before the table stops waiting for it
 
-__all__ = ["DEFAULT_STRENGTH", "STRENGTHS", "Budget", "fits", "safe_decision", "strength_of"]
+__all__ = [
+    "DEFAULT_STRENGTH",
+    "STRENGTHS",
+    "Budget",
+    "Sampler",
+    "Thought",
+    "fits",
+    "safe_decision",
+    "strength_of",
+    "world_sampler",
+]
 
 
 def strength_of(text: Any) -> str:
     """A known strength, or the default for anything else (old rows, a missing value)."""
     return text if text in STRENGTHS else DEFAULT_STRENGTH
+
+
+def world_sampler(engine: Engine, state: State, seat: int) -> Sampler:
+    """What the strong bot of ``seat`` is handed: worlds drawn from the seat's view of ``state``."""
+    return Sampler(determinizer_of(engine.info.id), state, seat)
 
 
 def fits(action: Any, legal: list[dict[str, Any]]) -> bool:
@@ -77,16 +99,25 @@ def safe_decision(
     rng: random.Random,
     strength: str = DEFAULT_STRENGTH,
     budget: Budget | None = None,
+    samples: Sampler | None = None,
+    thought: Thought | None = None,
 ) -> Action:
-    """The bot's move if it gives a fitting one in time, else a random legal action."""
+    """The bot's move if it gives a fitting one in time, else a random legal action. A ``strong`` bot
+    searches worlds from ``samples`` (without them it plays as a normal one); ``thought``, if given,
+    is told how the decision went (the simulator's figures)."""
     budget = budget or Budget()
+    thought = thought if thought is not None else Thought()
     fallback = random.Random()
     fallback.setstate(rng.getstate())  # a copy: the bot's own draws (in its thread) leave it alone
     outcome: list[Action | Exception] = []
+    level = strength_of(strength)
 
     def think() -> None:
         try:
-            outcome.append(engine.decide(view, seat, legal, rng, strength_of(strength), budget))
+            if level == "strong" and samples is not None:
+                outcome.append(strong_action(engine, samples, view, seat, legal, rng, budget, thought))
+            else:
+                outcome.append(engine.decide(view, seat, legal, rng, _game_level(level), budget))
         except Exception as error:  # a bot bug must cost a move, never the table
             outcome.append(error)
 
@@ -98,12 +129,14 @@ def safe_decision(
         log.warning(
             "the %s bot of %r overran its %.2f s; playing at random", strength, engine, budget.seconds
         )
+        thought.fallback = "overran"
         return random_legal_action(legal, fallback)
     action = outcome[0]
     if isinstance(action, Exception):
         log.error("the %s bot of %r failed; playing at random", strength, engine, exc_info=action)
+        thought.fallback = "failed"
         return random_legal_action(legal, fallback)
-    spent = time.perf_counter() - started
+    spent = thought.seconds = time.perf_counter() - started
     if spent > budget.seconds:
         log.info("the %s bot of %r took %.2f s (budget %.2f s)", strength, engine, spent, budget.seconds)
     if not fits(action, legal):
@@ -113,5 +146,11 @@ def safe_decision(
             engine,
             action,
         )
+        thought.fallback = "unfitting"
         return random_legal_action(legal, fallback)
     return action
+
+
+def _game_level(level: str) -> str:
+    """The level a game's own bot plays: easy or normal (a strong seat with no worlds to search)."""
+    return "easy" if level == "easy" else "normal"

@@ -43,7 +43,6 @@ Views and events
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -143,7 +142,7 @@ class Result:
         return {"winners": self.winners, "scores": self.scores}
 
 
-STRENGTHS = ("easy", "normal")
+STRENGTHS = ("easy", "normal", "strong")  # strong searches (app/bots/search.py)
 DEFAULT_STRENGTH = "normal"
 
 
@@ -368,16 +367,41 @@ def open_apply(state: State, seat: Any, action: Any, refusals: Refusals) -> Acti
     return action
 
 
+def seat_world(state: State, seat: int, rng: random.Random) -> State:
+    """The start of every game's ``determinize``: a copy of ``state`` with only the events ``seat``
+    may read and a new seed (so the shuffles still to come are ones the seat cannot foresee)."""
+    world: State = copy_plain({key: value for key, value in state.items() if key != "events"})
+    world["events"] = visible_events(state, seat)
+    world["seed"] = rng.getrandbits(64)
+    world["rng_step"] = 0
+    return world
+
+
 def copy_state(state: State) -> State:
     """The deep copy ``apply`` works on, so the caller's state is never touched."""
-    return copy.deepcopy(state)
+    copied: State = copy_plain(state)
+    return copied
+
+
+def copy_plain(value: Any) -> Any:
+    """A deep copy of plain data (dicts, lists, tuples of JSON values), several times quicker than
+    ``copy.deepcopy``: a state is plain data (it must survive a JSON round trip, which shares nothing),
+    so there are no cycles or shared parts to keep. The strong bot's playouts copy states all the time."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_plain(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_plain(item) for item in value]
+    if kind is tuple:
+        return tuple(copy_plain(item) for item in value)
+    return value
 
 
 def copy_state_sharing_log(state: State) -> State:
     """``copy_state`` without re-copying the game log: logged events are never changed after they are
     written, so the copy's log (a new list) shares them (a deep copy of a long log per action made
     whole games quadratic)."""
-    new = copy.deepcopy({key: value for key, value in state.items() if key != "events"})
+    new: State = copy_plain({key: value for key, value in state.items() if key != "events"})
     new["events"] = list(state["events"])
     return new
 

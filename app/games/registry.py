@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from importlib import import_module
 from typing import cast
 
-from app.games.base import Checks, Engine
+from app.games.base import Checks, Engine, State
 
 # game id -> the package under app.games that exports ENGINE
 _PACKAGES = {
@@ -42,3 +44,10 @@ def checks_of(game_id: str) -> Checks:
     """The game's ``checks`` module (its invariants and disguise), for the simulator and the tests: play
     never needs it, so it is imported only here."""
     return cast(Checks, import_module(f"app.games.{_PACKAGES[game_id]}.checks"))
+
+
+def determinizer_of(game_id: str) -> Callable[[State, int, random.Random], State]:
+    """The game's ``determinize(state, seat, rng)`` (its ``determinize`` module): a state that seat
+    cannot tell from this one, for the strong bot's search (``app/bots/search.py``)."""
+    module = import_module(f"app.games.{_PACKAGES[game_id]}.determinize")
+    return cast(Callable[[State, int, random.Random], State], module.determinize)

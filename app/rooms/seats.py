@@ -119,9 +119,9 @@ class Seats:
     def add_bot(
         self, code: str, actor: int | None, fill: bool = False, strength: Any = DEFAULT_STRENGTH
     ) -> list[int]:
-        """Seat a bot of this strength (``easy`` or ``normal``) at the next free seat, or at every one."""
+        """Seat a bot of this strength (``easy``, ``normal`` or ``strong``) at the next free seat, or at every one."""
         if strength not in STRENGTHS:
-            raise RoomError(N_("A bot plays easy or normal."))
+            raise RoomError(N_("A bot plays easy, normal or strong."))
         with self.writer.editing(code) as edit:
             room, seats = edit.room, edit.seats
             require_host(seats, actor)

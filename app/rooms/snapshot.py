@@ -57,7 +57,9 @@ class RoomSnapshot:
     recent_events: tuple[Event, ...] = ()
     load_events: Callable[[int, int], list[Event]] | None = field(default=None, repr=False)  # (room, upto)
     seat_of_token: dict[str, int] = field(default_factory=dict, repr=False)  # by token hash
-    bot_strengths: dict[int, str] = field(default_factory=dict, repr=False)  # bot seats: easy | normal
+    bot_strengths: dict[int, str] = field(
+        default_factory=dict, repr=False
+    )  # bot seats: easy | normal | strong
     clock: int = 0  # seconds per decision (0: no clock)
     full_record: bool = False  # the table agreed: once over, anyone's record holds every secret
     imported: bool = False  # made from an uploaded record

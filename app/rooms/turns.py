@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import select
 
-from app.bots import safe_decision
+from app.bots import Sampler, safe_decision, world_sampler
 from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view_without_log
 from app.models import Room
 from app.rooms import wallclock
@@ -22,6 +22,13 @@ from app.rooms.writer import RoomWriter
 log = logging.getLogger(__name__)
 
 ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
+
+
+def strong_worlds(room: RoomSnapshot, seat: int, strength: str) -> Sampler | None:
+    """A strong bot's worlds to search, drawn from the seat's view of the game (no other level needs them)."""
+    if strength != "strong" or room.core is None:
+        return None
+    return world_sampler(room.engine, room.core, seat)
 
 
 def normalised_action(action: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -128,7 +135,10 @@ class Turns:
             rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
             strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # a person's seat: normal
             view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
-            action = safe_decision(room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget)
+            samples = strong_worlds(room, seat, strength)
+            action = safe_decision(
+                room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget, samples
+            )
             try:
                 turn.apply(seat, action)
             except Unprocessable:
@@ -180,8 +190,9 @@ class Turns:
             strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # as the seat's bot would play
             view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
             try:
+                samples = strong_worlds(room, seat, strength)
                 action = safe_decision(
-                    room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget
+                    room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget, samples
                 )
                 after = turn.apply(seat, action, timed_out=True, away=away)
             except Unprocessable:

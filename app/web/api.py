@@ -146,7 +146,7 @@ class JoinBody(BaseModel):
 class BotsBody(BaseModel):
     model_config = STRICT
 
-    strength: Literal["easy", "normal"] = Field(
+    strength: Literal["easy", "normal", "strong"] = Field(
         "normal", description="Before the start: how well the new bot(s) play."
     )
 

@@ -65,8 +65,9 @@ def test_the_registry_lists_the_fifth_game_with_its_package_and_checks(fifth_gam
 
 
 def test_the_simulator_checks_the_fifth_game_through_the_registry(fifth_game: str) -> None:
-    summary = simulate.simulate(fifth_game, 3, 3, ["normal", "easy", "random"], seed=1)
+    summary = simulate.simulate(fifth_game, 3, 3, ["normal", "easy", "random", "strong"], seed=1)
     assert not summary.failures and all(record.winners for record in summary.records)
+    assert any(record.thoughts for record in summary.records)  # its strong seats searched
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from app.db import Database
+from app.games.base import Budget
 from app.migrate import upgrade_to_head
 from app.rooms import CODE_ALPHABET, Conflict, Forbidden, NotFound, RoomError, RoomService, Unprocessable
 
@@ -166,6 +167,21 @@ def test_a_room_of_only_bots_plays_to_the_end(service: RoomService, toy_game: st
         pass
     snapshot = service.load(code)
     assert snapshot.status == "finished" and snapshot.result is not None
+    assert service.records.replay(code) == snapshot.state
+
+
+def test_a_room_of_strong_bots_plays_searched_moves(service: RoomService) -> None:
+    code, _, _ = service.seats.create_room("qe", 3, {}, None)
+    service.seats.add_bot(code, None, fill=True, strength="strong")
+    with pytest.raises(RoomError):
+        service.seats.add_bot(code, None, strength="grandmaster")
+    assert service.load(code).bot_strengths == {0: "strong", 1: "strong", 2: "strong"}
+    service.seats.start(code, None)
+    service.turns.bot_budget = Budget(seconds=0.5, iterations=4)
+    for _ in range(8):
+        assert service.turns.bot_step(code)
+    snapshot = service.load(code)
+    assert len(service.records.action_log(code)) == 8
     assert service.records.replay(code) == snapshot.state
 
 

@@ -1,0 +1,246 @@
+"""The strong bot: a determinized Monte-Carlo search over one seat's view, the same for every game.
+
+For a decision it lists a few candidate actions (the normal bot's own choice first, then the other
+choices of the legal templates, and bids scaled around the normal bot's amount), and plays each out
+again and again: a *world* is drawn that the seat cannot tell from the real table (the game's
+``determinize`` module redraws every hidden card, token, amount and deck order from what the seat has
+not seen), the candidate is played in it, and the normal bot plays every seat to the end. A playout
+scores the seat's win share plus a little for each rival it outscores; the candidate with the best
+mean wins. Candidates take turns, so a search cut short still compares them fairly.
+
+The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
+when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its
+guard behind it. The engines stay pure: the clock is read here only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.games.base import (
+    Action,
+    Budget,
+    Engine,
+    IllegalAction,
+    Result,
+    State,
+    View,
+    random_legal_action,
+    sample_domain,
+    view_without_log,
+)
+
+THINK_SHARE = 0.8  # of the budget's seconds: the rest is the guard's margin
+MAX_CANDIDATES = 8
+BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
+RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out
+PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the simulator's games)
+
+Determinize = Callable[[State, int, random.Random], State]
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """Draws worlds for one seat: what the search is handed instead of the state. The state stays in
+    here; every world it gives is the game's ``determinize`` of it, which keeps only what the seat's
+    view shows (tested game by game in ``tests/bots/test_search.py``)."""
+
+    determinize: Determinize
+    _state: State = field(repr=False)
+    seat: int
+
+    def draw(self, rng: random.Random) -> State:
+        world = self.determinize(self._state, self.seat, rng)
+        world["events"] = []  # no bot reads the log, and a short one keeps every view in a playout cheap
+        return world
+
+
+@dataclass
+class Thought:
+    """What a search did: for the simulator's figures and the tests."""
+
+    playouts: int = 0
+    candidates: int = 0
+    cut_by_clock: bool = False
+    seconds: float = 0.0  # the whole decision's, as safe_decision measured it
+    fallback: str | None = None  # why safe_decision played a random move instead, if it did
+
+
+@dataclass
+class _Candidate:
+    action: Action
+    total: float = 0.0
+    tries: int = 0
+    refused: bool = False
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.tries if self.tries else float("-inf")
+
+
+def strong_action(
+    engine: Engine,
+    samples: Sampler,
+    view: View,
+    seat: int,
+    legal: list[dict[str, Any]],
+    rng: random.Random,
+    budget: Budget,
+    thought: Thought | None = None,
+) -> Action:
+    """The candidate with the best mean playout, within the budget."""
+    thought = thought if thought is not None else Thought()
+    deadline = time.perf_counter() + THINK_SHARE * budget.seconds
+    normal = engine.decide(view, seat, legal, rng, "normal", budget)
+    candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng)]
+    thought.candidates = len(candidates)
+    if len(candidates) > 1:
+        for candidate in itertools.islice(itertools.cycle(candidates), budget.iterations):
+            if time.perf_counter() > deadline:
+                thought.cut_by_clock = True
+                break
+            if candidate.refused:
+                continue
+            if not _try(engine, samples, seat, candidate, random.Random(rng.getrandbits(64)), deadline):
+                thought.cut_by_clock = True
+                break
+            thought.playouts += 1
+    best = max(candidates, key=lambda c: c.mean)  # the first best: the normal bot's choice on a tie
+    return best.action if best.tries else normal
+
+
+def _try(
+    engine: Engine, samples: Sampler, seat: int, candidate: _Candidate, rng: random.Random, deadline: float
+) -> bool:
+    """One playout of the candidate; False if the clock ran out during it (it then counts for nothing)."""
+    world = samples.draw(rng)
+    try:
+        world = engine.apply(world, seat, candidate.action)
+    except IllegalAction:  # a template's constraint refused it (in this world, so in the real one)
+        candidate.refused = True
+        return True
+    end = playout(engine, world, rng, deadline)
+    if end is None:
+        return False
+    candidate.total += playout_score(engine, end, seat)
+    candidate.tries += 1
+    return True
+
+
+def playout(engine: Engine, state: State, rng: random.Random, deadline: float = math.inf) -> State | None:
+    """The game played to its end by the normal bot in every seat (a refused or failing move is
+    replaced by a random legal one, as at a real table); None if ``deadline`` passes first."""
+    budget = Budget()
+    for _ in range(PLAYOUT_LIMIT):
+        if state["finished"]:
+            break
+        if time.perf_counter() > deadline:
+            return None
+        actor = engine.to_act(state)[0]
+        legal = engine.legal_actions(state, actor)
+        try:
+            action = engine.decide(
+                view_without_log(engine, state, actor), actor, legal, rng, "normal", budget
+            )
+            state = engine.apply(state, actor, action)
+        except Exception:  # a bot's bug or a refused move costs the move, as in safe_decision
+            state = engine.apply(state, actor, random_legal_action_accepted(engine, state, actor, rng))
+    return state
+
+
+def random_legal_action_accepted(engine: Engine, state: State, seat: int, rng: random.Random) -> Action:
+    legal = engine.legal_actions(state, seat)
+    for _ in range(200):
+        action = random_legal_action(legal, rng)
+        try:
+            engine.apply(state, seat, action)
+        except IllegalAction:
+            continue
+        return action
+    raise IllegalAction("No legal action was found for this seat.")
+
+
+def playout_score(engine: Engine, state: State | None, seat: int) -> float:
+    result = None if state is None else engine.result(state)
+    if result is None:
+        return 0.0  # a stuck playout counts as a loss
+    return outcome_value(result, seat)
+
+
+def outcome_value(result: Result, seat: int) -> float:
+    """The seat's win share, plus ``RIVAL_WEIGHT`` shared out over the rivals it outscores (half for
+    a tied score): a lost game that was close counts for a little more than a rout."""
+    won = 1 / len(result.winners) if seat in result.winners else 0.0
+    mine = result.scores[seat] if seat < len(result.scores) else None
+    rivals = [score for other, score in enumerate(result.scores) if other != seat]
+    if mine is None or not rivals or any(score is None for score in rivals):
+        return won
+    beaten = sum(
+        1.0 if score < mine else 0.5 if score == mine else 0.0 for score in rivals if score is not None
+    )
+    return won + RIVAL_WEIGHT * beaten / len(rivals)
+
+
+def candidate_actions(normal: Action, legal: list[dict[str, Any]], rng: random.Random) -> list[Action]:
+    """The normal bot's action, then variants of it (each other option, bids scaled around its
+    amount), then one of every other template, at most ``MAX_CANDIDATES``, no two alike."""
+    found: list[Action] = [normal]
+    for template in legal:
+        if template["type"] == normal.get("type"):
+            found += _variants(normal, template)
+    for template in legal:
+        if template["type"] != normal.get("type"):
+            found.append(_concrete(template, rng))
+    unique: list[Action] = []
+    for action in found:
+        if action not in unique:
+            unique.append(action)
+    return unique[:MAX_CANDIDATES]
+
+
+def _variants(normal: Action, template: dict[str, Any]) -> list[Action]:
+    variants = []
+    for name, domain in template.get("params", {}).items():
+        if domain["kind"] == "choice":
+            variants += [{**normal, name: option} for option in domain["options"]]
+        elif domain["kind"] == "int" and isinstance(normal.get(name), int):
+            variants += [{**normal, name: amount} for amount in _amounts(normal[name], domain)]
+    return variants
+
+
+def _amounts(around: int, domain: dict[str, Any]) -> list[int]:
+    """Amounts scaled from ``around`` that the domain allows (its min, max and exclusions)."""
+    low, high, excluded = domain["min"], domain.get("max"), set(domain.get("exclude", []))
+    amounts = []
+    for scale in BID_SCALES:
+        amount = max(low, round(around * scale))
+        if high is not None:
+            amount = min(high, amount)
+        while amount in excluded:
+            amount += 1
+        if high is None or amount <= high:
+            amounts.append(amount)
+    return amounts
+
+
+def _concrete(template: dict[str, Any], rng: random.Random) -> Action:
+    """One action of a template the normal bot did not choose (its domains' first values, or a
+    sample for a multiset)."""
+    action: Action = {"type": template["type"]}
+    for name, domain in template.get("params", {}).items():
+        if domain["kind"] == "choice":
+            action[name] = domain["options"][0]
+        elif domain["kind"] == "int":
+            amount = domain["min"]
+            while amount in domain.get("exclude", []):
+                amount += 1
+            action[name] = amount
+        else:
+            action[name] = sample_domain(domain, rng)
+    return action

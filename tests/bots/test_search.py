@@ -1,0 +1,135 @@
+"""The strong bot: worlds drawn from one seat's view only, and a search that keeps to its budget.
+
+Each game's ``determinize`` (``app/games/<pkg>/determinize.py``) must keep the seat's view as it is and
+draw everything else from what the seat has not seen: drawing again from a world it drew gives the
+same world as drawing from the real table (nothing of the real secrets survives into a draw), and so
+does drawing from a table whose other secrets were changed (the game's ``checks.disguise``).
+BENCHMARKS.md ("Bots and the simulator") has the strength figures and their commands.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from app import simulate
+from app.bots import GRACE, Thought, fits, safe_decision, world_sampler
+from app.bots.search import candidate_actions, outcome_value, strong_action
+from app.games.base import Budget, Result
+from app.games.registry import ENGINES, checks_of, determinizer_of
+from tests.bots.test_bots import positions
+
+GAMES = sorted(ENGINES)
+# Its disguise recolours one seat's buyer cards, so the colours of all the cards the seat does not see
+# (which it can count from the public ones) change: not a table the seat could be at. The re-draw
+# check covers that game.
+RECOLOURING_DISGUISE = {"tulipmania-1637"}
+SEARCH = Budget(seconds=30, iterations=6)  # few playouts, and a clock that never cuts them
+
+
+def _plain(view: dict) -> str:
+    return json.dumps(view, sort_keys=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_a_drawn_world_shows_the_seat_what_the_table_shows_it(game: str, players: int) -> None:
+    engine, determinize, checks = ENGINES[game], determinizer_of(game), checks_of(game)
+    checked = 0
+    for number, (state, _) in enumerate(positions(game, players, seed=20 + players, every=2)):
+        for seat in range(players):
+            world = determinize(state, seat, random.Random(number * 7 + seat))
+            assert _plain(engine.view(world, seat)) == _plain(engine.view(state, seat))
+            assert engine.legal_actions(world, seat) == engine.legal_actions(state, seat)
+            assert not checks.invariants(world)
+            checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_drawn_world_depends_on_nothing_the_seat_cannot_see(game: str) -> None:
+    determinize, checks = determinizer_of(game), checks_of(game)
+    for number, (state, _) in enumerate(positions(game, 4, seed=31, every=2)):
+        for seat in range(4):
+            drawn = determinize(state, seat, random.Random(number))
+            again = determinize(determinize(state, seat, random.Random(-number)), seat, random.Random(number))
+            assert again == drawn
+            for owner in range(4) if game not in RECOLOURING_DISGUISE else ():
+                disguised, changed = checks.disguise(state, owner, random.Random(owner))
+                if seat not in changed:
+                    assert determinize(disguised, seat, random.Random(number)) == drawn
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_strong_bot_plays_only_fitting_moves_and_the_same_for_a_seed(game: str) -> None:
+    engine = ENGINES[game]
+    searched = 0
+    for state, seat in positions(game, 4, seed=5, every=15)[:12]:
+        view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+        thought = Thought()
+        chosen = strong_action(
+            engine, world_sampler(engine, state, seat), view, seat, legal, random.Random(3), SEARCH, thought
+        )
+        assert fits(chosen, legal), chosen
+        engine.apply(state, seat, chosen)  # accepted
+        again = strong_action(
+            engine, world_sampler(engine, state, seat), view, seat, legal, random.Random(3), SEARCH
+        )
+        assert again == chosen
+        assert thought.playouts <= SEARCH.iterations and not thought.cut_by_clock
+        searched += thought.candidates > 1
+    assert searched >= 3  # positions with a real choice to weigh
+
+
+def test_a_strong_decision_keeps_to_the_clock_without_falling_back() -> None:
+    engine = ENGINES["basari"]
+    state = engine.setup(4, {}, 2)
+    seat = engine.to_act(state)[0]
+    thought = Thought()
+    budget = Budget(seconds=0.3, iterations=100_000)
+    started = time.perf_counter()
+    action = safe_decision(
+        engine, engine.view(state, seat), seat, engine.legal_actions(state, seat), random.Random(1),
+        "strong", budget, world_sampler(engine, state, seat), thought,
+    )  # fmt: skip
+    assert time.perf_counter() - started < GRACE * budget.seconds  # the table's limit (busy machines)
+    assert thought.cut_by_clock and thought.fallback is None
+    engine.apply(state, seat, action)
+
+
+def test_a_strong_seat_without_worlds_to_search_plays_as_a_normal_one() -> None:
+    engine = ENGINES["qe"]
+    state = engine.setup(4, {}, 4)
+    seat = engine.to_act(state)[0]
+    view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+    normal = safe_decision(engine, view, seat, legal, random.Random(1), "normal")
+    assert safe_decision(engine, view, seat, legal, random.Random(1), "strong") == normal
+
+
+def test_candidates_start_with_the_normal_choice_and_scale_its_bid_within_the_domain() -> None:
+    legal = [{"type": "bid", "params": {"amount": {"kind": "int", "min": 0, "max": None, "exclude": [10]}}}]
+    found = candidate_actions({"type": "bid", "amount": 8}, legal, random.Random(1))
+    assert found[0] == {"type": "bid", "amount": 8}
+    assert sorted(a["amount"] for a in found) == [0, 4, 6, 8, 11, 13]  # 1.25 x 8 = 10 is excluded: 11
+
+
+def test_a_playout_scores_the_win_share_and_a_little_for_each_rival_outscored() -> None:
+    assert outcome_value(Result(winners=[0], scores=[9, 5, 5, 1]), 0) == pytest.approx(1.2)
+    assert outcome_value(Result(winners=[0, 1], scores=[9, 9, 5, 1]), 1) == pytest.approx(0.5 + 0.2 * 2.5 / 3)
+    assert outcome_value(Result(winners=[3], scores=[4, None, 5, 9]), 0) == 0.0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_short_sample_of_strong_against_normal_in_each_ordering(game: str) -> None:
+    """CI's short sample (BENCHMARKS.md has the long runs): a game of each ordering plays to its end,
+    and no strong decision falls back to a random move."""
+    for bots in (["strong", "normal", "normal", "normal"], ["normal", "strong", "strong", "strong"]):
+        summary = simulate.simulate(
+            game, 4, 1, bots, seed=2, budget=Budget(seconds=30, iterations=2), check=False
+        )
+        assert not summary.failures, summary.failures
+        thoughts = [t for r in summary.records for t in r.thoughts]
+        assert thoughts and all(t.fallback is None for t in thoughts)
