@@ -187,43 +187,54 @@
     }
     var code = input.getAttribute("data-room");
     var note = document.getElementById("push-note");
-    var name = "push." + code;
+    var key = "bourse.push-endpoint." + code;  // the endpoint this room was last given: opted in
     input.closest(".push-option").hidden = false;
+
+    function given() {
+      try { return store.getItem(key); } catch (e) { return null; }
+    }
+
+    function noteGiven(endpoint) {
+      try {
+        if (endpoint) { store.setItem(key, endpoint); } else { store.removeItem(key); }
+      } catch (e) { /* private mode: the choice lasts this page */ }
+    }
 
     function say(text) {
       note.textContent = text || "";
       note.hidden = !text;
     }
 
-    function turnOn() {
+    // The subscription posted to the room; ``renewing`` (a visit): only if the browser's has changed
+    // since (a new server key, a subscription its push service dropped), so a visit costs no write.
+    function turnOn(renewing) {
       return Notification.requestPermission().then(function (answer) {
         if (answer !== "granted") { throw new Error(input.getAttribute("data-blocked")); }
         return pushSubscription(input);
       }).then(function (subscription) {
-        return postPush(code, "/push", subscription.toJSON());
+        if (renewing && subscription.endpoint === given()) { return null; }
+        return postPush(code, "/push", subscription.toJSON()).then(function () { noteGiven(subscription.endpoint); });
       });
     }
 
-    input.checked = setting(name, false) && Notification.permission === "granted";
+    input.checked = given() !== null && Notification.permission === "granted";
     if (input.checked) {
-      turnOn().catch(function () { /* renewed at the next visit; the choice stays */ });
+      turnOn(true).catch(function () { /* tried again at the next visit; the choice stays */ });
     }
     input.addEventListener("change", function () {
-      remember(name, input.checked);
       say("");
       if (input.checked) {
-        turnOn().then(function () { say(input.getAttribute("data-on")); }).catch(function (failure) {
+        turnOn(false).then(function () { say(input.getAttribute("data-on")); }).catch(function (failure) {
           input.checked = false;
-          remember(name, false);
           say((failure && failure.message) || input.getAttribute("data-failed"));
         });
         return;
       }
-      navigator.serviceWorker.getRegistration("/").then(function (registration) {
-        return registration ? registration.pushManager.getSubscription() : null;
-      }).then(function (subscription) {
-        return subscription ? postPush(code, "/push/off", {endpoint: subscription.endpoint}) : null;
-      }).catch(function (failure) { say(failure.message); });
+      var endpoint = given();
+      noteGiven(null);
+      if (endpoint) {
+        postPush(code, "/push/off", {endpoint: endpoint}).catch(function (failure) { say(failure.message); });
+      }
     });
   }
 

@@ -144,6 +144,14 @@ def test_a_player_opts_in_and_the_service_worker_shows_their_turn_and_opens_the_
         private = ec.derive_private_key(int.from_bytes(unb64url(saved["d"]), "big"), ec.SECP256R1())
         push_service.browser("phone", private, unb64url(saved["auth"]))
         assert subscriptions(database) == 1
+        # Coming back to the room: still on, and the same subscription is not posted again.
+        posts: list[str] = []
+        page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+        page.reload()
+        wait_live(page)
+        assert poll(page, "document.querySelector('#alert-settings input[name=alert-push]').checked")
+        page.wait_for_timeout(500)
+        assert posts == []
         scope = f"{server}/"
         assert poll(page, "navigator.serviceWorker.getRegistration('/').then(r => Boolean(r && r.active))")
 
