@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any
 
-from app.bots.search import Sampler, Thought, strong_action
+from app.bots.search import Sampler, Search, Thought, strong_action
 from app.games.base import (
     DEFAULT_STRENGTH,
     STRENGTHS,
@@ -101,10 +101,12 @@ def safe_decision(
     budget: Budget | None = None,
     samples: Sampler | None = None,
     thought: Thought | None = None,
+    search: Search = strong_action,
 ) -> Action:
     """The bot's move if it gives a fitting one in time, else a random legal action. A ``strong`` bot
-    searches worlds from ``samples`` (without them it plays as a normal one); ``thought``, if given,
-    is told how the decision went (the simulator's figures)."""
+    searches worlds from ``samples`` (without them it plays as a normal one) with ``search`` (in this
+    process, or the server's worker: ``app.bots.apart``); ``thought``, if given, is told how the
+    decision went (the simulator's figures)."""
     budget = budget or Budget()
     thought = thought if thought is not None else Thought()
     fallback = random.Random()
@@ -115,7 +117,7 @@ def safe_decision(
     def think() -> None:
         try:
             if level == "strong" and samples is not None:
-                outcome.append(strong_action(engine, samples, view, seat, legal, rng, budget, thought))
+                outcome.append(search(engine, samples, view, seat, legal, rng, budget, thought))
             else:
                 outcome.append(engine.decide(view, seat, legal, rng, _game_level(level), budget))
         except Exception as error:  # a bot bug must cost a move, never the table

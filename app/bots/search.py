@@ -6,7 +6,8 @@ again and again: a *world* is drawn that the seat cannot tell from the real tabl
 ``determinize`` module redraws every hidden card, token, amount and deck order from what the seat has
 not seen), the candidate is played in it, and the normal bot plays every seat to the end. A playout
 scores the seat's win share plus a little for each rival it outscores; the candidate with the best
-mean wins. Candidates take turns, so a search cut short still compares them fairly.
+mean wins. Candidates take turns, each round in the same world with the same draws (common random
+numbers: their difference is then mostly their own), so a search cut short still compares them fairly.
 
 The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
 when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its
@@ -43,6 +44,7 @@ RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival ou
 PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the simulator's games)
 
 Determinize = Callable[[State, int, random.Random], State]
+Search = Callable[..., Action]  # strong_action, or the same in another process (app/bots/apart.py)
 
 
 @dataclass(frozen=True)
@@ -93,21 +95,26 @@ def strong_action(
     rng: random.Random,
     budget: Budget,
     thought: Thought | None = None,
+    deadline: float | None = None,
 ) -> Action:
-    """The candidate with the best mean playout, within the budget."""
+    """The candidate with the best mean playout, within the budget (by ``deadline`` on the
+    ``time.monotonic`` clock if given: a decision that waited for its turn has less time)."""
     thought = thought if thought is not None else Thought()
-    deadline = time.perf_counter() + THINK_SHARE * budget.seconds
+    deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng)]
     thought.candidates = len(candidates)
     if len(candidates) > 1:
-        for candidate in itertools.islice(itertools.cycle(candidates), budget.iterations):
-            if time.perf_counter() > deadline:
+        turns = itertools.islice(itertools.cycle(candidates), budget.iterations)
+        for number, candidate in enumerate(turns):
+            if number % len(candidates) == 0:
+                world_seed = rng.getrandbits(64)  # each round plays every candidate in the same world
+            if time.monotonic() > deadline:
                 thought.cut_by_clock = True
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, samples, seat, candidate, random.Random(rng.getrandbits(64)), deadline):
+            if not _try(engine, samples, seat, candidate, world_seed, deadline):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
@@ -116,9 +123,12 @@ def strong_action(
 
 
 def _try(
-    engine: Engine, samples: Sampler, seat: int, candidate: _Candidate, rng: random.Random, deadline: float
+    engine: Engine, samples: Sampler, seat: int, candidate: _Candidate, world_seed: int, deadline: float
 ) -> bool:
-    """One playout of the candidate; False if the clock ran out during it (it then counts for nothing)."""
+    """One playout of the candidate; False if the clock ran out during it (it then counts for nothing).
+    The same seed gives the same world and the same playout draws, so that candidates of one round
+    differ only by what they do (far less noise between them than independent playouts have)."""
+    rng = random.Random(world_seed)
     world = samples.draw(rng)
     try:
         world = engine.apply(world, seat, candidate.action)
@@ -140,7 +150,7 @@ def playout(engine: Engine, state: State, rng: random.Random, deadline: float = 
     for _ in range(PLAYOUT_LIMIT):
         if state["finished"]:
             break
-        if time.perf_counter() > deadline:
+        if time.monotonic() > deadline:
             return None
         actor = engine.to_act(state)[0]
         legal = engine.legal_actions(state, actor)

@@ -11,6 +11,7 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from app.bots import Sampler, safe_decision, world_sampler
+from app.bots.search import Search, strong_action
 from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view_without_log
 from app.models import Room
 from app.rooms import wallclock
@@ -63,6 +64,7 @@ class Turns:
     """Who decides next, and how each decision is applied."""
 
     bot_budget = Budget()  # what one bot decision may spend (the app sets it from the settings)
+    strong_search: Search = staticmethod(strong_action)  # the app's: in its worker (app/bots/apart.py)
 
     def __init__(self, writer: RoomWriter) -> None:
         self.writer = writer
@@ -137,7 +139,15 @@ class Turns:
             view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
             samples = strong_worlds(room, seat, strength)
             action = safe_decision(
-                room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget, samples
+                room.engine,
+                view,
+                seat,
+                room.legal(seat),
+                rng,
+                strength,
+                self.bot_budget,
+                samples,
+                search=self.strong_search,
             )
             try:
                 turn.apply(seat, action)
@@ -192,7 +202,15 @@ class Turns:
             try:
                 samples = strong_worlds(room, seat, strength)
                 action = safe_decision(
-                    room.engine, view, seat, room.legal(seat), rng, strength, self.bot_budget, samples
+                    room.engine,
+                    view,
+                    seat,
+                    room.legal(seat),
+                    rng,
+                    strength,
+                    self.bot_budget,
+                    samples,
+                    search=self.strong_search,
                 )
                 after = turn.apply(seat, action, timed_out=True, away=away)
             except Unprocessable:

@@ -23,6 +23,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.bots.apart import Thinkers
 from app.broadcast import make_broadcast
 from app.cleanup import sweep_periodically
 from app.config import Settings, get_settings
@@ -60,6 +61,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service = RoomService(db)
     service.health.min_free_bytes = settings.min_free_mb * 1024 * 1024
     service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
+    thinkers = Thinkers()  # strong bots think in a niced process of their own, off the event loop
+    service.turns.strong_search = thinkers.search
     broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
     leases = (
         RedisLeases(settings.broadcast_url, broadcast.origin, settings.lease_seconds)
@@ -103,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
         await live.stop()
+        thinkers.stop()
         if push is not None:
             push.stop()
         db.dispose()
