@@ -44,7 +44,15 @@ from app.web.limits import client_key
 from app.web.live import Tab
 from app.web.live.fanout import make_table
 from app.web.messages import error_from_query
-from app.web.render import ROOT, environment, event_line, regions_container, render_page, wrap_region
+from app.web.render import (
+    ROOT,
+    environment,
+    event_line,
+    regions_container,
+    render_page,
+    rules_for_phase,
+    wrap_region,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -197,6 +205,19 @@ def rules(request: Request, locale: LocaleDep, game_id: str) -> HTMLResponse:
     if engine is None:
         return page(request, locale, "platform/error.html", status_code=404, message=N_("Unknown game."))
     return page(request, locale, "platform/rules.html", game_id=game_id, info=engine.info)
+
+
+@router.get("/games/{game_id}/rules/{phase}", response_class=HTMLResponse)
+def rules_in_place(request: Request, locale: LocaleDep, game_id: str, phase: str) -> HTMLResponse:
+    """The rules for one phase of a game: the room's "?" beside a decision loads them into its
+    dialog (htmx); opened as a link (no script), a short page of them."""
+    engine = ENGINES.get(game_id)
+    rules_html = rules_for_phase(game_id, phase, locale) if engine is not None else ""
+    if engine is None or not rules_html:
+        message = N_("Unknown game.") if engine is None else N_("These rules have no part for that moment.")
+        return page(request, locale, "platform/error.html", status_code=404, message=message)
+    template = "platform/rules_part.html" if is_htmx(request) else "platform/rules_part_page.html"
+    return page(request, locale, template, game_id=game_id, info=engine.info, part=Markup(rules_html))
 
 
 @router.post("/rooms")

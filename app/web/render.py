@@ -74,6 +74,7 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
     env.filters["digits"] = _digits
     env.filters["iso_time"] = iso_time
     env.globals.update(_punctuation(locale))
+    env.globals["rules_phases"] = rules_phases
     return env
 
 
@@ -638,6 +639,42 @@ def oob_fragments(regions: dict[str, str], only: Iterable[str] | None = None) ->
 
 def render_page(name: str, locale: str, game_id: str | None = None, **context: Any) -> str:
     return environment(locale, game_id).get_template(name).render(context)
+
+
+# --------------------------------------------------------------------------- rules at the table
+# A game's rules.html marks the elements that explain a phase with data-phases="<phase> ...", the
+# names its view gives view.phase; the "?" beside a decision shows those elements in place.
+RULES_PART = re.compile(r'<(?P<tag>[a-z][a-z0-9]*)\b[^>]*\bdata-phases="(?P<phases>[^"]*)"[^>]*>')
+
+
+@lru_cache(maxsize=64)
+def rules_for_phase(game_id: str, phase: str, locale: str) -> str:
+    """The elements of the game's rules page marked for ``phase``, whole and in page order ("" if
+    none is)."""
+    html = render_page(f"games/{game_id}/rules.html", locale, game_id)
+    parts = [
+        _element_from(html, found.start(), found["tag"])
+        for found in RULES_PART.finditer(html)
+        if phase in found["phases"].split()
+    ]
+    return "".join(f"<ul>{part}</ul>" if part.startswith("<li") else part for part in parts)
+
+
+@lru_cache
+def rules_phases(game_id: str) -> frozenset[str]:
+    """The phases the game's rules page has a part for (the room shows a "?" only for those)."""
+    html = render_page(f"games/{game_id}/rules.html", "en", game_id)
+    return frozenset(phase for found in RULES_PART.finditer(html) for phase in found["phases"].split())
+
+
+def _element_from(html: str, start: int, tag: str) -> str:
+    """The element whose opening tag is at ``start``, up to its own closing tag (nesting counted)."""
+    depth = 0
+    for found in re.finditer(rf"<(/?){tag}\b[^>]*>", html[start:]):
+        depth += -1 if found[1] else 1
+        if depth == 0:
+            return html[start : start + found.end()]
+    return html[start:]
 
 
 def render_seat_html(

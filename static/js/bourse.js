@@ -475,6 +475,19 @@
   document.addEventListener("htmx:afterSwap", markViewer);
   document.addEventListener("htmx:oobAfterSwap", markViewer);
 
+  // ------------------------------------------------------------ rules at the table
+  // The "?" beside a decision loads that phase's rules into the room's dialog (hx-get); opened modal,
+  // it keeps the focus until closed (Esc, its Close button or a tap beside it), and a push that
+  // redraws the status underneath does not close it.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (!event.detail.target || event.detail.target.id !== "rules-dialog-body") return;
+    var dialog = document.getElementById("rules-dialog");
+    if (dialog && !dialog.open && dialog.showModal) dialog.showModal();
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.id === "rules-dialog") event.target.close();  // the backdrop, beside the box
+  });
+
   // ------------------------------------------------------------ one push
   var before = null;
 

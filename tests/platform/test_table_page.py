@@ -68,7 +68,9 @@ def test_the_status_names_the_decision_not_just_whose_move(game: str, locale: st
             else None
         )
         html = render_seat_html(engine, state, to_act[0], locale)
-        status = re.search(r'<span class="prompt-text">(.*?)</span>\s*</p>', html, re.S)
+        status = re.search(
+            r'<span class="prompt-text">(.*?)</span>\s*(?:<a class="rules-help".*?</a>\s*)?</p>', html, re.S
+        )
         assert status and status.group(1).strip(), "a prompt for the seat to act"
         assert "Your move!" not in status.group(1)
         if waiting is not None:
