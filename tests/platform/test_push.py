@@ -239,6 +239,7 @@ def test_a_clock_running_out_is_told_once_per_decision(
     assert len(push_service.browsers["bob"].received) == 2
 
 
+@pytest.mark.both_databases
 def test_an_endpoint_the_push_service_calls_gone_is_forgotten(
     client: TestClient, push_service: PushService, toy_game: str
 ) -> None:
@@ -253,6 +254,7 @@ def test_an_endpoint_the_push_service_calls_gone_is_forgotten(
     assert service_of(client).push.of_room(room.room_id) == []
 
 
+@pytest.mark.both_databases
 def test_turning_it_off_leaving_the_seat_or_the_room_going_stop_the_pushes(
     client: TestClient, push_service: PushService, toy_game: str
 ) -> None:
@@ -318,6 +320,7 @@ def test_a_move_answers_as_fast_when_the_push_service_is_slow_or_down(
     assert any(post.status == 201 for post in push_service.posts)
 
 
+@pytest.mark.both_databases
 def test_only_one_process_sends_a_turn_however_many_see_it(
     database_url: str, push_service: PushService, toy_game: str, push_settings: Settings
 ) -> None:
