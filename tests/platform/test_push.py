@@ -7,11 +7,11 @@ service does."""
 
 from __future__ import annotations
 
-import re
 import statistics
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -24,7 +24,7 @@ from app.models import utcnow
 from app.rooms import RoomService, wallclock
 from app.rooms.push import endpoint_allowed
 from app.web.app import create_app
-from app.web.push import PushSender, load_vapid, new_private_pem, plain
+from app.web.push import PushSender, load_vapid, new_private_pem
 from tests.platform.test_api import auth
 from tests.push_service import PushService
 
@@ -115,9 +115,31 @@ def status_line(client: TestClient, code: str, token: str, locale: str) -> str:
     as_seat(client, code, token, locale)
     page = client.get(f"/r/{code}").text
     client.cookies.clear()
-    found = re.search(r'class="prompt-text">(.*?)</span></p>', page, re.DOTALL)
-    assert found is not None
-    return plain(found.group(1))
+    reader = PromptText()
+    reader.feed(page)
+    assert reader.depth == 0 and reader.parts
+    return " ".join("".join(reader.parts).split())
+
+
+class PromptText(HTMLParser):
+    """The text of a page's ``.prompt-text`` element (its status line's words), nested tags and all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # elements open inside it (0: outside)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.depth or "prompt-text" in (dict(attrs).get("class") or "").split():
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.parts.append(data)
 
 
 def test_a_seat_is_told_when_its_turn_comes_in_its_language_as_its_status_line_says_once(
