@@ -235,7 +235,8 @@ class PushStore:
 
     def clocks_running_out(self, now: int) -> list[tuple[str, int, int]]:
         """(room, seat, legal version) of each subscribed seat whose clock (of ``CLOCK_WARNING_MIN``
-        or more) is in its last ``1/CLOCK_WARNING_SHARE`` by ``now`` (epoch ms) and not yet warned of.
+        or more, not paused) is in its last ``1/CLOCK_WARNING_SHARE`` by ``now`` (epoch ms) and not
+        yet warned of.
         One query over the subscriptions (a small table), joined to their seats and rooms."""
         with self.writer.db.read() as session:
             rows = session.execute(
@@ -243,6 +244,7 @@ class PushStore:
                     "SELECT DISTINCT rooms.code, seats.seat, seats.legal_version FROM push_subscriptions p "
                     "JOIN seats ON seats.id = p.seat_id JOIN rooms ON rooms.id = seats.room_id "
                     "WHERE rooms.status = 'playing' AND rooms.clock >= :shortest "
+                    "AND rooms.clock_paused_at IS NULL "  # a paused clock is not running out
                     "AND seats.deadline IS NOT NULL AND seats.deadline > :now "
                     "AND seats.deadline - :now <= rooms.clock * :ms_share AND NOT seats.bot_controlled "
                     "AND p.clock_told < seats.legal_version"

@@ -248,6 +248,12 @@ def test_a_clock_running_out_is_told_once_per_decision(
     sender.warn_clocks()
     assert sender.wait_idle()
     assert len(push_service.browsers["bob"].received) == 1
+    service_of(client).clocks.pause(code, 0)  # the host pauses the table's clock overnight
+    now[0] += 12 * 3600 * 1000
+    sender.warn_clocks()
+    assert sender.wait_idle()
+    assert len(push_service.browsers["bob"].received) == 1
+    service_of(client).clocks.resume(code, 0)  # 7 hours left again
     now[0] += 2 * 3600 * 1000  # 5 hours left
     sender.warn_clocks()
     sender.warn_clocks()
