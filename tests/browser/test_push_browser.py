@@ -23,7 +23,7 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from tests.browser.helpers import wait_live
+from tests.browser.helpers import page_width_overflow, wait_live
 from tests.push_service import PushService, unb64url
 from tests.support import free_port, start_server
 
@@ -122,7 +122,7 @@ def subscriptions(database: Path) -> int:
 
 
 def test_a_player_opts_in_and_the_service_worker_shows_their_turn_and_opens_the_room(
-    browser: Any, push_server: tuple[str, Path], push_service: PushService
+    browser: Any, push_server: tuple[str, Path], push_service: PushService, artifacts: Path
 ) -> None:
     server, database = push_server
     created = httpx.post(f"{server}/api/rooms", json={"game": "qe", "players": 3, "name": "安妮"}).json()
@@ -140,6 +140,8 @@ def test_a_player_opts_in_and_the_service_worker_shows_their_turn_and_opens_the_
         note = page.locator("#push-note")
         note.wait_for(state="visible", timeout=20_000)
         assert "已開啟" in note.inner_text()
+        assert page_width_overflow(page) == 0  # the option and its note fit a 360 px phone
+        page.screenshot(path=str(artifacts / "push-opted-in-phone.png"))
         saved = json.loads(page.evaluate("localStorage.getItem('test.push-subscription')"))
         private = ec.derive_private_key(int.from_bytes(unb64url(saved["d"]), "big"), ec.SECP256R1())
         push_service.browser("phone", private, unb64url(saved["auth"]))
