@@ -8,7 +8,7 @@ action it checks the game's invariants (its ``checks`` module), that the state s
 round trip and the same action gives the same state again (replay), and that no view changes when
 one other seat's secrets change (redaction); at the end, that the whole action list replayed from
 the seed gives the final state. It prints the win rate by bot kind and by seat (a shared win counts
-as a share) with a 95% confidence interval, the average length and games per second, a game's own
+as a share) with a 95% confidence interval, the average length and games per second (by the clock and per CPU-second), a game's own
 measure of play where it has one (Basari: the share of turns in which three or more seats chose the
 same action card, so nobody performs it), and exits non-zero if any check failed.
 For strong seats it adds the decisions' time (median, 95th percentile, slowest), how many
@@ -204,6 +204,7 @@ class Summary:
     players: int
     records: list[GameRecord]
     seconds: float
+    cpu_seconds: float  # the process's, bot threads included: a figure that holds on a shared machine
 
     def shares(self, match: Any) -> list[float]:
         """Win shares of every seat-game whose (seat, kind) satisfies ``match``."""
@@ -248,7 +249,8 @@ class Summary:
         lines = [
             f"{self.game}, {self.players} players, {games} games: "
             f"{sum(r.actions for r in self.records) / max(games, 1):.0f} actions a game, "
-            f"{games / self.seconds:.1f} games/s, {len(self.failures)} failed checks",
+            f"{games / self.seconds:.1f} games/s ({games / max(self.cpu_seconds, 1e-9):.1f} a CPU-second), "
+            f"{len(self.failures)} failed checks",
             f"fair share {100 / self.players:.1f}%",
         ]
         lines += [f"  {kind:<7} {rate}" for kind, rate in self.by_kind().items()]
@@ -274,12 +276,12 @@ def simulate(
 ) -> Summary:
     engine = ENGINES[game]
     budget = budget or Budget()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     records = [
         play_game(engine, players, seat_kinds(bots, players, g), seed * 1_000_003 + g, budget, check)
         for g in range(games)
     ]
-    return Summary(game, players, records, time.perf_counter() - started)
+    return Summary(game, players, records, time.perf_counter() - started, time.process_time() - cpu_started)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
