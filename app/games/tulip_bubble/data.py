@@ -6,6 +6,8 @@ Numbers come from ``shared/rulings/tulip-bubble.md`` (which settles the Young La
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from app.games.base import N_, GameOption
 
 GAME_ID = "tulip-bubble"
@@ -182,18 +184,27 @@ def all_tulips() -> list[str]:
     ]
 
 
+# A card id is parsed once: views and bots ask these of every card on the table at every decision. The
+# caches are bounded, since a refused action may name any string.
+CARD_CACHE = 1024
+
+
+@lru_cache(maxsize=CARD_CACHE)
 def colour_of(card: str) -> str:
     return card.split("-")[0]
 
 
+@lru_cache(maxsize=CARD_CACHE)
 def variety_of(card: str) -> str:
     return card.split("-")[1]
 
 
+@lru_cache(maxsize=CARD_CACHE)
 def grade_of(card: str) -> str:
     return variety_of(card)[0]
 
 
+@lru_cache(maxsize=CARD_CACHE)
 def label_of(card: str) -> str:
     """The translatable display name of a card ("Red B1")."""
     return CARD_LABELS[(colour_of(card), variety_of(card))]
