@@ -22,5 +22,8 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     note(navigator.onLine === false);
+    if ("serviceWorker" in navigator) {  // the worker keeps this page for opening offline
+      navigator.serviceWorker.register("/service-worker.js").catch(function () { /* no worker: online only */ });
+    }
   });
 })();

@@ -2,7 +2,8 @@
 your time runs out in your own time zone (two readers in two zones see the same moment in their own
 hours); the start page links to My games, which lists the browser's rooms with the one where it is
 your turn first and your clock, at 360 px and 1280 px; the host pauses the clock, the table and the
-chat say so, and My games shows it once it asks for its list again."""
+chat say so, and My games shows it once it asks for its list again. The site installs (Chromium
+finds nothing against it; its icon opens My games), and My games opens with the server gone."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.browser.helpers import page_width_overflow, wait_live
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.support import free_port, start_server
 
 pytestmark = pytest.mark.browser
 
@@ -117,3 +120,47 @@ def test_my_games_lists_your_turn_first_with_your_clock_in_your_own_time(
     table.wait_for_selector("#r-status .status-clock[data-deadline]", timeout=PUSH_WAIT)
     assert table.locator("#chat-list .chat-notice").count() == 2
     context.close()
+
+
+def test_the_site_installs_and_my_games_opens_when_the_server_cannot_be_reached(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    """Under the app's own CSP (no bypass): the service worker keeps My games, so the home-screen
+    icon opens it without a connection, saying the list is as last seen."""
+    port = free_port()
+    server_url = f"http://127.0.0.1:{port}"
+    with (tmp_path / "server.log").open("wb") as log:
+        server = start_server(tmp_path / "bourse.db", port, bot_delay=0.05, log=log)
+    try:
+        # Chromium installs no app from a private window: a profile of its own, as a phone has.
+        context = browser.browser_type.launch_persistent_context(
+            str(tmp_path / "profile"),
+            executable_path=str(CHROMIUM),
+            args=CHROMIUM_ARGS,
+            viewport={"width": 360, "height": 780},
+        )
+        page = context.new_page()
+        code = create(page, server_url, "qe", 3)
+        page.goto(server_url + "/my-games?lang=en")
+        page.evaluate("async () => { await navigator.serviceWorker.ready; }")
+        give_up = time.monotonic() + 20
+        while not page.evaluate("async () => Boolean(await caches.match('/my-games'))"):
+            assert time.monotonic() < give_up, "the service worker kept no copy of My games"
+            page.wait_for_timeout(200)
+        devtools = context.new_cdp_session(page)
+        assert devtools.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+        manifest = devtools.send("Page.getAppManifest")
+        assert manifest["errors"] == [] and '"start_url": "/my-games"' in manifest["data"]
+
+        server.terminate()
+        server.wait(timeout=10)
+        page.goto(server_url + "/my-games")  # what the home-screen icon opens, with no server to answer
+        assert page.locator(f".my-game[data-room='{code}']").count() == 1
+        page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")  # it asks for its list
+        page.wait_for_selector("#my-games-offline:not([hidden])", timeout=PUSH_WAIT)
+        page.screenshot(path=str(artifacts / "my-games-offline-360.png"))
+        context.close()
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=10)
