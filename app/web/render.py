@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, nodes, select_autoescape
+from jinja2 import Environment, FileSystemLoader, TemplateNotFound, nodes, select_autoescape
 from jinja2.ext import Extension
 from jinja2.parser import Parser
 from jinja2.runtime import Context
@@ -662,8 +662,12 @@ def rules_for_phase(game_id: str, phase: str, locale: str) -> str:
 
 @lru_cache
 def rules_phases(game_id: str) -> frozenset[str]:
-    """The phases the game's rules page has a part for (the room shows a "?" only for those)."""
-    html = render_page(f"games/{game_id}/rules.html", "en", game_id)
+    """The phases the game's rules page has a part for (the room shows a "?" only for those; a game
+    without a rules page, such as the tests' toy game, has none)."""
+    try:
+        html = render_page(f"games/{game_id}/rules.html", "en", game_id)
+    except TemplateNotFound:
+        return frozenset()
     return frozenset(phase for found in RULES_PART.finditer(html) for phase in found["phases"].split())
 
 
