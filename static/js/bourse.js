@@ -488,6 +488,42 @@
     if (event.target.id === "rules-dialog") event.target.close();  // the backdrop, beside the box
   });
 
+  // ------------------------------------------------------------ tooltips on a tap
+  // Every piece with a name or a value carries a title (an SVG piece: its own <title>). A mouse shows
+  // it on hover and a screen reader reads it; phones have no hover, so a tap on the piece shows it
+  // in a bubble under it until the next tap, a scroll or a push. Controls keep their own tap.
+  var tapTip = null;
+  function hideTapTip() {
+    if (tapTip) tapTip.remove();
+    tapTip = null;
+  }
+  function titled(element) {
+    for (var node = element; node && node !== document.body; node = node.parentElement) {
+      if (node.matches("a, button, input, select, textarea, summary, label, dialog")) return null;
+      if (node.getAttribute("title")) return { node: node, text: node.getAttribute("title") };
+      // (a <title> with an id names a whole figure for aria-labelledby: not a piece's tooltip)
+      var own = node instanceof SVGElement ? node.querySelector(":scope > title:not([id])") : null;
+      if (own && own.textContent.trim()) return { node: node, text: own.textContent.trim() };
+    }
+    return null;
+  }
+  document.addEventListener("click", function (event) {
+    hideTapTip();
+    var found = titled(event.target);
+    if (!found) return;
+    tapTip = document.createElement("div");
+    tapTip.className = "tap-tip";
+    tapTip.setAttribute("aria-hidden", "true");  // the title already is the piece's description
+    tapTip.textContent = found.text;
+    document.body.appendChild(tapTip);
+    var box = found.node.getBoundingClientRect();
+    var widest = document.documentElement.clientWidth - tapTip.offsetWidth - 4;
+    tapTip.style.left = (window.scrollX + Math.max(4, Math.min(box.left, widest))) + "px";
+    tapTip.style.top = (window.scrollY + box.bottom + 4) + "px";
+  });
+  window.addEventListener("scroll", hideTapTip, { passive: true });
+  document.addEventListener("htmx:wsAfterMessage", hideTapTip);
+
   // ------------------------------------------------------------ one push
   var before = null;
 
