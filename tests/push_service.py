@@ -5,7 +5,7 @@ It hands out subscriptions (a P-256 key pair and a 16-byte auth secret per brows
 given by a browser test that made them with WebCrypto), takes the server's posts to
 ``/push/<name>``, checks their VAPID signature (RFC 8292) against the server's public key, and
 decrypts them (RFC 8291, ``aes128gcm``) with that browser's private key, as the browser would. An
-endpoint can be told to answer 410 (gone) or to be slow, and the whole service can be down (its
+endpoint can be told to answer 410 (gone) or 500, answers 404 once forgotten, or can be slow, and the whole service can be down (its
 port closed)."""
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ class PushService:
         self.browsers: dict[str, Browser] = {}
         self.posts: list[Post] = []
         self.gone: set[str] = set()  # endpoints answering 410
+        self.failing: set[str] = set()  # endpoints answering 500 (the service's trouble, not theirs)
         self.delay = 0.0  # seconds every post waits before it is answered
         self.changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
@@ -129,7 +130,15 @@ class PushService:
             time.sleep(self.delay)
         headers = {key.lower(): value for key, value in request.headers.items()}
         vapid_key, audience = verified_vapid(headers.get("authorization", ""))
-        status = 410 if name in self.gone else 201 if name in self.browsers else 404
+        status = (
+            410
+            if name in self.gone
+            else 500
+            if name in self.failing
+            else 201
+            if name in self.browsers
+            else 404
+        )
         if status == 201:
             browser = self.browsers[name]
             assert headers.get("content-encoding") == "aes128gcm"

@@ -268,18 +268,30 @@ def test_a_clock_running_out_is_told_once_per_decision(
 
 
 @pytest.mark.both_databases
-def test_an_endpoint_the_push_service_calls_gone_is_forgotten(
+def test_an_endpoint_the_push_service_calls_gone_is_forgotten_everywhere_and_only_that(
     client: TestClient, push_service: PushService, toy_game: str
 ) -> None:
-    code, tokens = new_room(client, toy_game, 2)
+    service = service_of(client)
+    code, tokens = new_room(client, toy_game, 3)
+    other, others = new_room(client, toy_game, 2)
+    subscribe(client, code, tokens[0], push_service.subscription("ann"))
+    subscribe(client, other, others[0], push_service.subscription("ann"))  # the same browser, elsewhere
     subscribe(client, code, tokens[1], push_service.subscription("bob"))
-    push_service.gone.add("bob")
+    subscribe(client, code, tokens[2], push_service.subscription("cy"))
+    push_service.gone.add("ann")  # 410
+    del push_service.browsers["bob"]  # 404: the service no longer knows it
+    push_service.failing.add("cy")  # 500: its trouble, not the subscription's
     start(client, code, tokens)
-    sender = sender_of(client)
-    assert sender.wait_idle()
-    assert [post.status for post in push_service.posts] == [410]
-    room = service_of(client).load(code)
-    assert service_of(client).push.of_room(room.room_id) == []
+    assert sender_of(client).wait_idle()
+    assert sorted((post.browser, post.status) for post in push_service.posts) == [
+        ("ann", 410),
+        ("bob", 404),
+        ("cy", 500),
+    ]
+    assert [r.endpoint for r, *_ in service.push.of_room(service.load(code).room_id)] == [
+        push_service.endpoint("cy")
+    ]
+    assert service.push.of_room(service.load(other).room_id) == []
 
 
 @pytest.mark.both_databases
