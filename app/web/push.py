@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 TEMPLATE = "platform/push.html"  # its blocks: the notification's title and body
 CLOCK_CHECK_EVERY = 30.0  # seconds between looks for clocks running out (one query)
 SEND_THREADS = 4  # pushes posted at once: a slow push service holds up only these
+WAITING_MAX = 1000  # pushes waiting for a send thread; past it (a push service hanging) new ones are dropped
 TIMEOUT = 10.0  # seconds a push service may take to answer one push
 DAY = 86400
 GONE = frozenset({404, 410})  # the push service's word that this endpoint is no more
@@ -247,6 +248,11 @@ class PushSender:
         payload = json.dumps(message(room, recipient.seat, kind, recipient.locale, now), ensure_ascii=False)
         ttl = min(room.clock, DAY) if kind != "ended" and room.clock else DAY  # a stale turn is no news
         with self._idle:
+            if self._sending >= WAITING_MAX:
+                log.warning(
+                    "push to seat %s dropped: %d pushes are waiting already", recipient.seat, self._sending
+                )
+                return
             self._sending += 1
         self._sends.submit(self._post, recipient, payload, ttl)
 

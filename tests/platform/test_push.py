@@ -23,6 +23,7 @@ from app.db import Database
 from app.models import utcnow
 from app.rooms import RoomService, wallclock
 from app.rooms.push import endpoint_allowed
+from app.web import push as push_module
 from app.web.app import create_app
 from app.web.push import PushSender, load_vapid, new_private_pem
 from tests.platform.test_api import auth
@@ -441,3 +442,16 @@ def test_bad_subscriptions_are_refused_readably_and_change_nothing(
 )
 def test_pushes_go_only_to_push_services_by_name_over_https(endpoint: str, allowed: bool) -> None:
     assert endpoint_allowed(endpoint) is allowed
+
+
+def test_pushes_waiting_for_a_hanging_push_service_are_bounded(
+    client: TestClient, push_service: PushService, toy_game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(push_module, "WAITING_MAX", 1)
+    code, tokens = new_room(client, toy_game, 3)
+    for seat, name in enumerate(("ann", "bob", "cy")):
+        subscribe(client, code, tokens[seat], push_service.subscription(name))
+    push_service.delay = 1.0
+    start(client, code, tokens)  # three first turns at once: one may wait, the others are dropped
+    assert sender_of(client).wait_idle()
+    assert len(push_service.posts) == 1
