@@ -2,8 +2,9 @@
 front of every route (``security.py``: headers, cross-site refusals; ``limits.py``: body size, rate
 limits, socket caps), the error handlers, routers and the cleanup sweep.
 
-The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket) and
-``replay.py``; they read the service, the live rooms and the settings through the dependencies in
+The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket),
+``notifications.py`` (the service worker, opting in to Web Push), ``my_games.py`` and ``replay.py``;
+the Web Push sender (``push.py``) is told of every committed decision by the room writer; they read the service, the live rooms and the settings through the dependencies in
 ``deps.py``, and a ``RoomError`` they let through is answered by ``answers.room_refused``.
 """
 
