@@ -37,7 +37,7 @@ from app.games.base import (
     view_without_log,
 )
 
-THINK_SHARE = 0.8  # of the budget's seconds: the rest is the guard's margin
+THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand and a busy machine
 MAX_CANDIDATES = 8
 BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out

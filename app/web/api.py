@@ -237,7 +237,7 @@ class SeatState(BaseModel):
     seat: int
     name: str
     is_bot: bool
-    bot_strength: str | None = Field(description="A bot's: easy or normal")
+    bot_strength: str | None = Field(description="A bot's: easy, normal or strong")
     bot_controlled: bool = Field(description="A person's seat a bot plays for now")
     host: bool
     connected: bool

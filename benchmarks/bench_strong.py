@@ -1,0 +1,131 @@
+"""The strong bot's figures (BENCHMARKS.md, "Bots and the simulator"), gathered a few games at a time.
+
+Run: ``.venv/bin/python -m benchmarks.bench_strong --out FILE [--rounds N]``, and
+``.venv/bin/python -m benchmarks.bench_strong --out FILE --report`` for the table. Each round plays,
+for every row (game and ordering: one strong seat against three normal ones, or the reverse), one
+game of each seat rotation (``app.simulate``, seed = the round number), and appends its results to
+``FILE`` as JSON lines; so a run stopped at any moment keeps every round it finished, and a later run
+goes on from the next round. A strong decision's search is capped by a fixed playout count
+(``ITERATIONS``) with a clock far above what it needs: the games are the same on any machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from app.games.base import Budget
+from app.simulate import Rate, simulate
+
+PLAYERS = 4
+ITERATIONS = {"qe": 16, "tulipmania-1637": 16, "basari": 8, "tulip-bubble": 8}  # playouts a decision
+ORDERINGS = {
+    "strong vs three normal": ["strong", "normal", "normal", "normal"],
+    "normal vs three strong": ["normal", "strong", "strong", "strong"],
+}
+CLOCK = 600.0  # seconds: never reached, so the playout count alone ends a search
+
+
+def rows(orderings: list[str]) -> Iterator[tuple[str, str]]:
+    for ordering in orderings:
+        for game in ITERATIONS:
+            yield game, ordering
+
+
+def play_round(out: Path, number: int, orderings: list[str]) -> None:
+    for game, ordering in rows(orderings):
+        started = time.process_time()
+        summary = simulate(
+            game, PLAYERS, PLAYERS, ORDERINGS[ordering], number, Budget(CLOCK, ITERATIONS[game]), check=False
+        )
+        line = {
+            "game": game,
+            "ordering": ordering,
+            "round": number,
+            "cpu_seconds": time.process_time() - started,
+            "failures": summary.failures,
+            "games": [
+                {
+                    "kinds": record.kinds,
+                    "winners": record.winners,
+                    "thoughts": [
+                        [t.seconds, t.playouts, t.candidates, t.cut_by_clock, t.fallback]
+                        for t in record.thoughts
+                    ],
+                }
+                for record in summary.records
+            ],
+        }
+        with out.open("a") as file:
+            file.write(json.dumps(line) + "\n")
+
+
+def report(out: Path) -> str:
+    lines = [json.loads(text) for text in out.read_text().splitlines() if text.strip()]
+    table = [
+        "| game | ordering | games | strong | normal | strong decision: median / p95 / slowest | "
+        "fallbacks | CPU s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for game, ordering in rows(list(ORDERINGS)):
+        mine = [line for line in lines if line["game"] == game and line["ordering"] == ordering]
+        if mine:
+            table.append(_row(game, ordering, mine))
+    return "\n".join(table)
+
+
+def _row(game: str, ordering: str, lines: list[dict[str, Any]]) -> str:
+    games = [g for line in lines for g in line["games"]]
+    shares: dict[str, list[float]] = {"strong": [], "normal": []}
+    for g in games:
+        for seat, kind in enumerate(g["kinds"]):
+            shares[kind].append(1 / len(g["winners"]) if seat in g["winners"] else 0.0)
+    thoughts = [t for g in games for t in g["thoughts"]]
+    seconds = sorted(t[0] for t in thoughts)
+
+    def at(q: float) -> float:
+        return float(1000 * seconds[min(len(seconds) - 1, math.floor(q * len(seconds)))])
+
+    fallbacks = sum(t[4] is not None for t in thoughts)
+    failures = sum(len(line["failures"]) for line in lines)
+    cpu = sum(line["cpu_seconds"] for line in lines)
+    rates = {kind: _rate(Rate.of(values)) for kind, values in shares.items()}
+    timing = f"{at(0.5):.0f} / {at(0.95):.0f} / {1000 * seconds[-1]:.0f} ms ({len(thoughts)})"
+    extra = f", {failures} failed checks" if failures else ""
+    return (
+        f"| {game} | {ordering} | {len(games)} | {rates['strong']} | {rates['normal']} | {timing} | "
+        f"{fallbacks}{extra} | {cpu:.0f} |"
+    )
+
+
+def _rate(rate: Rate) -> str:
+    return f"{100 * rate.mean:.1f}% ± {100 * rate.half_width:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_strong")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--ordering", choices=list(ORDERINGS), action="append")
+    parser.add_argument("--report", action="store_true")
+    args = parser.parse_args()
+    if args.report:
+        print(report(args.out))
+        return
+    done = (
+        {json.loads(text)["round"] for text in args.out.read_text().splitlines()}
+        if args.out.exists()
+        else set()
+    )
+    first = max(done, default=0) + 1
+    for number in range(first, first + args.rounds):
+        play_round(args.out, number, args.ordering or list(ORDERINGS))
+
+
+if __name__ == "__main__":
+    main()
