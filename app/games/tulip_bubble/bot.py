@@ -126,19 +126,22 @@ def survival(state: State) -> float:
     return 1.0 - 1.0 / remaining if remaining <= window else 1.0
 
 
-def _unseen_market_cards(state: State) -> list[str]:
-    """Market cards that may come next: the full deck minus those revealed (the removed one is unknown)."""
+def _unseen_market_cards(state: State) -> dict[str, int]:
+    """Market cards that may come next, with their copies: the full deck minus those revealed (the
+    removed one is unknown)."""
     unseen = Counter(MARKET_DECK)
     unseen.subtract(card for card in state["market_discard"] if card in unseen)
-    return [card for card, count in unseen.items() for _ in range(max(count, 0))]
+    return {card: count for card, count in unseen.items() if count > 0}
 
 
 def expected_levels(state: State) -> dict[str, float]:
-    """Average price level of each colour at the next selling phase, if the game goes on."""
+    """Average price level of each colour at the next selling phase, if the game goes on (each kind of
+    market card worked out once and weighed by its copies)."""
     after_sd = dict(state["levels"])
     prices.supply_and_demand(after_sd, prices.row_counts(state))
-    outcomes: list[dict[str, int]] = []
-    for card in _unseen_market_cards(state) or ["none"]:
+    totals = dict.fromkeys(after_sd, 0.0)
+    unseen = _unseen_market_cards(state) or {"none": 1}
+    for card, copies in unseen.items():
         levels = dict(after_sd)
         if card == "surge":
             prices.move_marker(levels, prices.lowest_colour(levels), SURGE_LEVELS)
@@ -146,8 +149,10 @@ def expected_levels(state: State) -> dict[str, float]:
             prices.move_marker(levels, prices.highest_colour(levels), -PLUNGE_LEVELS)
         elif card.startswith("rise:"):
             prices.move_marker(levels, card.split(":")[1], 1)
-        outcomes.append(levels)
-    return {colour: sum(o[colour] for o in outcomes) / len(outcomes) for colour in after_sd}
+        for colour in totals:
+            totals[colour] += copies * levels[colour]
+    cards = sum(unseen.values())
+    return {colour: total / cards for colour, total in totals.items()}
 
 
 def resale_value(state: State, card: str, levels: dict[str, float] | None = None) -> float:
