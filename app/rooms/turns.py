@@ -16,9 +16,9 @@ from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view
 from app.models import Room
 from app.rooms import wallclock
 from app.rooms.errors import Conflict, Forbidden, RoomError, Unprocessable
-from app.rooms.names import as_int
+from app.rooms.names import as_int, hash_token
 from app.rooms.snapshot import RoomSnapshot
-from app.rooms.writer import RoomWriter
+from app.rooms.writer import RoomWriter, Turn
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,41 @@ def bot_to_act(room: RoomSnapshot) -> int | None:
     return next((number for number in room.to_act() if number in robots), None)
 
 
+def _made_against(version: Any, action: Any) -> int:
+    """The version a player's action names, once the action's shape is checked (before any lock)."""
+    made_against = as_int(version)
+    if made_against is None:
+        raise RoomError(N_("The action must name the room version it was made against."))
+    if (
+        not isinstance(action, dict)
+        or not isinstance(action.get("type"), str)
+        or len(action["type"]) > ACTION_TYPE_MAX
+    ):
+        raise RoomError(N_("The action must be an object with a type."))
+    return made_against
+
+
+def _apply_players_action(
+    turn: Turn, seat: int | None, made_against: int, action: dict[str, Any]
+) -> RoomSnapshot:
+    """Apply a person's action in its write transaction, or refuse it (changing nothing)."""
+    room = turn.room
+    mine = room.seat(seat)
+    if seat is None or mine is None:
+        raise Forbidden(N_("Only seated players can act; join the room first."))
+    if room.status != "playing":
+        raise Conflict(
+            N_("The game has not started yet.") if room.status == "waiting" else N_("The game is over.")
+        )
+    if mine.bot_controlled:
+        raise Conflict(N_("A bot is playing for you; take your seat back first."))
+    if made_against > room.version or made_against < mine.legal_version:
+        raise Conflict(N_("The table changed before your move arrived; look again and retry."))
+    if not room.legal(seat):
+        raise Forbidden(N_("It is not your turn."))
+    return turn.apply(seat, normalised_action(action, room.legal(seat)))
+
+
 class Turns:
     """Who decides next, and how each decision is applied."""
 
@@ -71,33 +106,18 @@ class Turns:
 
     def act(self, code: str, seat: int | None, version: Any, action: Any) -> RoomSnapshot:
         """Apply one player's action, or refuse it and change nothing."""
-        made_against = as_int(version)
-        if made_against is None:
-            raise RoomError(N_("The action must name the room version it was made against."))
-        if (
-            not isinstance(action, dict)
-            or not isinstance(action.get("type"), str)
-            or len(action["type"]) > ACTION_TYPE_MAX
-        ):
-            raise RoomError(N_("The action must be an object with a type."))
+        made_against = _made_against(version, action)
         with self.writer.acting(code) as turn:
-            room = turn.room
-            mine = room.seat(seat)
-            if seat is None or mine is None:
-                raise Forbidden(N_("Only seated players can act; join the room first."))
-            if room.status != "playing":
-                raise Conflict(
-                    N_("The game has not started yet.")
-                    if room.status == "waiting"
-                    else N_("The game is over.")
-                )
-            if mine.bot_controlled:
-                raise Conflict(N_("A bot is playing for you; take your seat back first."))
-            if made_against > room.version or made_against < mine.legal_version:
-                raise Conflict(N_("The table changed before your move arrived; look again and retry."))
-            if not room.legal(seat):
-                raise Forbidden(N_("It is not your turn."))
-            after = turn.apply(seat, normalised_action(action, room.legal(seat)))
+            after = _apply_players_action(turn, seat, made_against, action)
+        return after
+
+    def act_as(self, code: str, token: str | None, version: Any, action: Any) -> RoomSnapshot:
+        """``act`` for the seat that ``token`` holds (a browser's seat cookie), found in the snapshot
+        the write transaction reads anyway: a move needs no read of its own to learn its seat."""
+        made_against = _made_against(version, action)
+        with self.writer.acting(code) as turn:
+            seat = turn.room.seat_of_token.get(hash_token(token)) if token else None
+            after = _apply_players_action(turn, seat, made_against, action)
         return after
 
     def window_open_for_people(self, code: str) -> bool:

@@ -48,6 +48,24 @@ AWAY_TIMEOUTS = 2  # consecutive timeouts after which an away seat is handed to 
 TIMED_OUT = N_("{seat}'s time ran out: a bot made that decision.")
 HANDED_OVER = N_("{seat} has been away for two timeouts in a row: a bot plays for them now.")
 
+# The statements of every move, built once (a ``text()`` parses its SQL for bind names when made).
+ROOM_VERSION = text("SELECT id, version FROM rooms WHERE code = :code")
+# PostgreSQL: the room's writers queue on this read, in any process.
+ROOM_VERSION_FOR_UPDATE = text("SELECT id, version FROM rooms WHERE code = :code FOR UPDATE")
+ROOM_EXISTS = text("SELECT 1 FROM rooms WHERE code = :code")
+INSERT_ACTION = text(
+    "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
+    "VALUES (:room, :seq, :seat, :action, :events, :now)"
+)
+UPDATE_SEAT = text(
+    "UPDATE seats SET legal_version = :version, deadline = :deadline, timeouts = :timeouts, "
+    "bot_turns = :bot_turns, bot_controlled = :bot_controlled WHERE room_id = :room AND seat = :seat"
+)
+UPDATE_ROOM = text(
+    "UPDATE rooms SET state = :state, version = :new, status = :status, "
+    "event_count = :events, updated_at = :now WHERE id = :room AND version = :old"
+)
+
 
 def dumps(data: Any) -> str:
     """JSON as stored: compact, and text kept as itself."""
@@ -179,10 +197,8 @@ class RoomWriter:
 
     def _current(self, session: Session, code: str) -> RoomSnapshot:
         """The room's snapshot: the one in memory when the database holds no newer version."""
-        query = "SELECT id, version FROM rooms WHERE code = :code"
-        if session.info.get(LOCK_ROWS):
-            query += " FOR UPDATE"  # PostgreSQL: this room's writers queue here, in any process
-        row = session.execute(text(query), {"code": code}).first() if is_room_code(code) else None
+        query = ROOM_VERSION_FOR_UPDATE if session.info.get(LOCK_ROWS) else ROOM_VERSION
+        row = session.execute(query, {"code": code}).first() if is_room_code(code) else None
         if row is None:
             raise NotFound(N_("There is no room with this code."))
         with self._hot_guard:
@@ -231,7 +247,7 @@ class RoomWriter:
             if code in self._hot:
                 return
         with self.db.read() as session:
-            found = session.execute(text("SELECT 1 FROM rooms WHERE code = :code"), {"code": code}).first()
+            found = session.execute(ROOM_EXISTS, {"code": code}).first()
         if found is None:
             raise NotFound(N_("There is no room with this code."))
 
@@ -399,10 +415,7 @@ def _store(
     the condition that the room is still at the version the action was applied to."""
     rewritten = [new for old, new in zip(room.seats, after.seats, strict=True) if new is not old]
     session.execute(
-        text(
-            "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
-            "VALUES (:room, :seq, :seat, :action, :events, :now)"
-        ),
+        INSERT_ACTION,
         {
             "room": room.room_id,
             "seq": after.actions,
@@ -413,10 +426,7 @@ def _store(
         },
     )
     session.execute(
-        text(
-            "UPDATE seats SET legal_version = :version, deadline = :deadline, timeouts = :timeouts, "
-            "bot_turns = :bot_turns, bot_controlled = :bot_controlled WHERE room_id = :room AND seat = :seat"
-        ),
+        UPDATE_SEAT,
         [
             {
                 "version": s.legal_version,
@@ -431,10 +441,7 @@ def _store(
         ],
     )
     updated = session.execute(
-        text(
-            "UPDATE rooms SET state = :state, version = :new, status = :status, "
-            "event_count = :events, updated_at = :now WHERE id = :room AND version = :old"
-        ),
+        UPDATE_ROOM,
         {
             "state": dumps(after.core),
             "new": after.version,

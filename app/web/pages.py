@@ -36,6 +36,9 @@ from app.web.deps import (
     SettingsDep,
     chat_author_of,
     chosen_clock,
+    get_live,
+    get_seat_token,
+    get_service,
     new_viewer_key,
     resume_url,
     seat_cookie,
@@ -372,19 +375,27 @@ async def pause_clock(request: Request, room: PageRoom) -> Response:
     return RedirectResponse(f"/r/{room.code}", status_code=303)
 
 
-@router.post("/r/{code}/act", dependencies=BACK_TO_ROOM)
-async def act(request: Request, room: PageRoom) -> Response:
-    form = await request.form()
-    fields = [(key, value) for key, value in form.multi_items() if isinstance(value, str)]
+async def act(request: Request) -> Response:
+    """A move from the room page's form. The hottest route, so a plain Starlette endpoint (no
+    dependency resolution) with one worker-thread hop: the seat comes from this browser's cookie
+    inside the move's own write transaction (``Turns.act_as``), not from a read before it."""
+    code = request.path_params["code"]
+    request.state.refused_back_to_room = True  # as BACK_TO_ROOM does for the other form posts
+    async with request.form() as form:
+        fields = [(key, value) for key, value in form.multi_items() if isinstance(value, str)]
     version = next((value for key, value in fields if key == "version"), None)
     action = form_to_action([(key, value) for key, value in fields if key != "version"])
-    after = await run_in_threadpool(room.service.turns.act, room.code, room.seat, version, action)
-    await room.live.after_change(room.code, after)
+    turns = get_service(request).turns
+    after = await run_in_threadpool(turns.act_as, code, get_seat_token(request, code), version, action)
+    await get_live(request).after_change(code, after)
     if not is_htmx(request):
-        return RedirectResponse(f"/r/{room.code}", status_code=303)
+        return RedirectResponse(f"/r/{code}", status_code=303)
     # The tab's WebSocket brings the new table (and clears old refusals); anything sent here could land
     # after a newer push, or find its form already replaced by one (htmx then has no target for it).
     return HTMLResponse("")
+
+
+router.add_route("/r/{code}/act", act, methods=["POST"], include_in_schema=False)
 
 
 # ------------------------------------------------------------ chat

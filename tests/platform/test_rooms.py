@@ -88,6 +88,25 @@ def test_refused_actions_change_nothing(service: RoomService, toy_game: str) -> 
     assert service.records.action_log(code) == []
 
 
+def test_a_move_by_seat_token_is_made_for_the_seat_the_token_holds(
+    service: RoomService, toy_game: str
+) -> None:
+    code, tokens = started_room(service, toy_game)
+    _, other_tokens = started_room(service, toy_game)
+    version = service.load(code).version
+    for token in (None, "", "made-up", other_tokens[1]):  # no seat of this room: a spectator's move
+        with pytest.raises(Forbidden):
+            service.turns.act_as(code, token, version, {"type": "pick", "number": 1})
+    with pytest.raises(NotFound):
+        service.turns.act_as("nosuchroom234", tokens[1], version, {"type": "pick", "number": 1})
+    with pytest.raises(RoomError):
+        service.turns.act_as(code, tokens[1], "abc", {"type": "pick", "number": 1})  # checked first
+    assert service.records.action_log(code) == []
+    after = service.turns.act_as(code, tokens[1], version, {"type": "pick", "number": 2})
+    assert after.version == version + 1
+    assert service.records.action_log(code) == [(1, {"type": "pick", "number": 2})]
+
+
 def test_duplicate_submit_is_stale_but_other_seats_may_still_act(service: RoomService, toy_game: str) -> None:
     code, _ = started_room(service, toy_game)
     version = service.load(code).version
