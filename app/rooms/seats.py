@@ -48,8 +48,7 @@ class Seats:
 
     def seat_for_token(self, code: str, token: str | None) -> int | None:
         """The seat ``token`` holds in the room (``NotFound`` for an unknown room)."""
-        room = self.writer.load(code)
-        return room.seat_of_token.get(hash_token(token)) if token else None
+        return self.writer.load(code).seat_for_token(token)
 
     def create_room(
         self,

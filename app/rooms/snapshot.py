@@ -9,6 +9,7 @@ from typing import Any
 
 from app.games.base import Engine, Result, State
 from app.rooms import wallclock
+from app.rooms.names import hash_token
 
 Event = dict[str, Any]
 
@@ -97,6 +98,10 @@ class RoomSnapshot:
         if number is None:
             return None
         return next((s for s in self.seats if s.seat == number), None)
+
+    def seat_for_token(self, token: str | None) -> int | None:
+        """The seat ``token`` (a seat's secret, from a cookie or a bearer header) holds here."""
+        return self.seat_of_token.get(hash_token(token)) if token else None
 
     def name_of(self, number: int) -> str:
         info = self.seat(number)

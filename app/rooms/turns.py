@@ -16,7 +16,7 @@ from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view
 from app.models import Room
 from app.rooms import wallclock
 from app.rooms.errors import Conflict, Forbidden, RoomError, Unprocessable
-from app.rooms.names import as_int, hash_token
+from app.rooms.names import as_int
 from app.rooms.snapshot import RoomSnapshot
 from app.rooms.writer import RoomWriter, Turn
 
@@ -116,7 +116,7 @@ class Turns:
         the write transaction reads anyway: a move needs no read of its own to learn its seat."""
         made_against = _made_against(version, action)
         with self.writer.acting(code) as turn:
-            seat = turn.room.seat_of_token.get(hash_token(token)) if token else None
+            seat = turn.room.seat_for_token(token)
             after = _apply_players_action(turn, seat, made_against, action)
         return after
 

@@ -403,7 +403,9 @@ async def create_room(
 
 @router.get("/rooms/{code}", response_model=Room, responses=READ)
 async def get_room(room: ApiRoom) -> dict[str, Any]:
-    return await _answer(room, room.seat)
+    seat = room.seat  # refused here for an unknown room or a token that is no seat of it
+    assert room.snapshot is not None  # the room as the seat was found in it: no second read
+    return _room_now(room, room.snapshot, seat)
 
 
 @router.post(

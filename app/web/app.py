@@ -1,6 +1,7 @@
 """The FastAPI application, assembled: settings, database, services, static files, the guards in
-front of every route (``security.py``: headers, cross-site refusals; ``limits.py``: body size, rate
-limits, socket caps), the error handlers, routers and the cleanup sweep.
+front of every route (``guards.py``, one layer: ``security.py``'s headers and cross-site refusals,
+``limits.py``'s body size, rate limits and socket caps), the error handlers, routers and the cleanup
+sweep.
 
 The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket),
 ``notifications.py`` (the service worker, opting in to Web Push), ``my_games.py`` and ``replay.py``;
@@ -36,12 +37,12 @@ from app.rooms import RoomError, RoomService
 from app.web import api, my_games, notifications, pages, replay
 from app.web.answers import Refusal, page, refusal_response, room_refused
 from app.web.deps import get_locale, get_service
-from app.web.limits import BodyLimit, Limits
+from app.web.guards import Guards
 from app.web.live import LiveRooms
 from app.web.pages import form_to_action
 from app.web.push import PushSender, load_vapid, new_private_pem
 from app.web.render import ROOT
-from app.web.security import CrossSiteGuard, SecurityHeaders, security_headers
+from app.web.security import security_headers
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in pages.py; tests import it here
 
@@ -141,10 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
-    app.add_middleware(CrossSiteGuard, public_url=settings.public_url)
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
-    app.add_middleware(Limits, settings=settings)  # runs before the two above: a refused request is not read
-    app.add_middleware(SecurityHeaders)  # added last, runs first: every answer, refusals too, has them
+    app.add_middleware(Guards, settings=settings)  # headers, limits, body size, cross-site: one layer
 
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RoomError)(room_refused)

@@ -19,7 +19,7 @@ from starlette.requests import HTTPConnection
 from app.config import Settings
 from app.games.base import N_
 from app.i18n import LOCALE_COOKIE, choose_locale
-from app.rooms import Forbidden, NotFound, RoomError, RoomService, chat_author, hash_token
+from app.rooms import Forbidden, NotFound, RoomError, RoomService, RoomSnapshot, chat_author, hash_token
 from app.web.live import LiveRooms
 
 SEAT_COOKIE_PREFIX = "bourse_seat_"
@@ -118,7 +118,8 @@ SeatTokenDep = Annotated[str | None, Depends(_seat_token_dependency)]
 @dataclass(frozen=True)
 class RoomRequest:
     """A request to room ``code``: who asks (their seat and its token), in which language, and what
-    serves it. The seat was looked up once, in a worker thread."""
+    serves it. The seat was looked up once, in a worker thread, in ``snapshot`` (the room as it was
+    then, ``None`` for an unknown room): a route that only reads may answer from it."""
 
     code: str
     token: str | None
@@ -128,6 +129,7 @@ class RoomRequest:
     live: LiveRooms
     settings: Settings
     refused: RoomError | None = None  # the API only: an unknown room, a token that is no seat of it
+    snapshot: RoomSnapshot | None = None
 
     @property
     def seat(self) -> int | None:
@@ -150,12 +152,17 @@ def _page_room(  # a worker thread: it reads
     live: LiveDep,
     settings: SettingsDep,
 ) -> RoomRequest:
-    """The seat this browser's cookie holds; an unknown room is no seat either."""
+    """The seat this browser's cookie holds; an unknown room is no seat either (without a cookie,
+    nothing is read)."""
     try:
-        seat = service.seats.seat_for_token(code, token) if token is not None else None
+        snapshot = service.load(code) if token is not None else None
     except RoomError:
-        seat = None
-    return RoomRequest(code, token, seat, locale, service, live, settings)
+        snapshot = None
+    if snapshot is None:
+        return RoomRequest(code, token, None, locale, service, live, settings)
+    return RoomRequest(
+        code, token, snapshot.seat_for_token(token), locale, service, live, settings, None, snapshot
+    )
 
 
 def _bearer_token(connection: HTTPConnection) -> str | None:
@@ -170,11 +177,12 @@ def _api_room(  # a worker thread: it reads
     says, for an unknown room or a token that is no seat of it."""
     token = _bearer_token(connection)
     try:
-        seat = service.seats.seat_for_token(code, token)
+        snapshot = service.load(code)
     except NotFound as unknown:
         return RoomRequest(code, token, None, "en", service, live, settings, refused=unknown)
+    seat = snapshot.seat_for_token(token)
     refused = Forbidden(NOT_A_SEAT) if token and seat is None else None
-    return RoomRequest(code, token, seat, "en", service, live, settings, refused)
+    return RoomRequest(code, token, seat, "en", service, live, settings, refused, snapshot)
 
 
 PageRoom = Annotated[RoomRequest, Depends(_page_room)]

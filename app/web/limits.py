@@ -3,8 +3,8 @@ join, act and open live sockets, and how many sockets it (and a room) may hold o
 (``BOURSE_BROADCAST_URL``) every limit and cap holds across processes (``SharedRates``,
 ``SharedSocketCounts``).
 
-These are plain ASGI middleware: they answer before routing, so a refused request costs neither a
-parse nor a database read. Refusals are readable (``answers.refusal_response``): JSON under ``/api/``,
+``guards.Guards`` applies them before routing, so a refused request costs neither a parse nor a
+database read. Refusals are readable (``answers.refusal_response``): JSON under ``/api/``,
 the visitor's language elsewhere.
 """
 
@@ -102,38 +102,29 @@ async def refuse(scope: Scope, receive: Receive, send: Send, refusal: Refusal) -
     await response(scope, receive, send)
 
 
-class BodyLimit:
-    """Refuse a request body over ``limit`` bytes with 413, before it is parsed.
+def body_refusal(scope: Scope, limit: int) -> BodyTooLarge | None:
+    """413 for a request that declares a body (``Content-Length``) over ``limit`` bytes, before any
+    route runs. Starlette's own limit answers a declared length only once the route has run."""
+    declared = _content_length(scope)
+    return BodyTooLarge(limit) if declared is not None and declared > limit else None
 
-    A declared ``Content-Length`` over the limit is refused before the route runs; a body sent in
-    chunks is counted as the route reads it, and the read that passes the limit raises
-    ``BodyTooLarge`` (an ``HTTPException``, which FastAPI's body parsing and our handler pass on as
-    413). Starlette's own limit answers a declared length only once the route has run."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
+def counting_body(receive: Receive, limit: int) -> Receive:
+    """``receive`` that counts a body sent in chunks as the route reads it: the read that passes
+    ``limit`` raises ``BodyTooLarge`` (an ``HTTPException``, which FastAPI's body parsing and our
+    handler pass on as 413)."""
+    seen = 0
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = _content_length(scope)
-        if declared is not None and declared > self.limit:
-            await refuse(scope, receive, send, BodyTooLarge(self.limit))
-            return
-        seen = 0
+    async def counted() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise BodyTooLarge(limit)
+        return message
 
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise BodyTooLarge(self.limit)
-            return message
-
-        await self.app(scope, counted, send)
+    return counted
 
 
 class TokenBuckets:
@@ -234,10 +225,10 @@ def classify(method: str, path: str) -> str | None:
 class Limits:
     """Per-client rate limits on creating rooms, joining, acting, chatting and opening live sockets; caps on
     the live sockets one client, and one room, hold open (``SocketCounts``; with Redis, over every
-    process). Over a limit: 429 with ``Retry-After`` (a socket is closed before it is accepted)."""
+    process). Over a limit: 429 with ``Retry-After`` (a socket is closed before it is accepted).
+    ``guards.Guards`` asks it first, so a refused request is not read."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app = app
+    def __init__(self, settings: Settings) -> None:
         rates = {
             "create": settings.rate_create,
             "join": settings.rate_join,
@@ -266,23 +257,19 @@ class Limits:
         )
         self.warned = False  # about an untrusted proxy
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            limit = classify(scope["method"], scope["path"])
-            if limit and not self.warned:
-                self._check_proxy(scope)
-            wait = await self._wait(limit, client_key(scope)) if limit else 0.0
-            if wait:
-                seconds = math.ceil(wait)
-                message = TOO_CHATTY if limit == "chat" else TOO_MANY
-                refusal = Refusal(429, message, {"Retry-After": str(seconds)}, seconds=seconds)
-                await refuse(scope, receive, send, refusal)
-                return
-            await self.app(scope, receive, send)
-        elif scope["type"] == "websocket" and (match := LIVE_SOCKET.fullmatch(scope["path"])):
-            await self._socket(scope, receive, send, match[1])
-        else:
-            await self.app(scope, receive, send)
+    async def refusal(self, scope: Scope) -> Refusal | None:
+        """429 if this HTTP request passes its client's limit; else ``None`` (and it is counted)."""
+        limit = classify(scope["method"], scope["path"])
+        if limit is None:
+            return None
+        if not self.warned:
+            self._check_proxy(scope)
+        wait = await self._wait(limit, client_key(scope))
+        if not wait:
+            return None
+        seconds = math.ceil(wait)
+        message = TOO_CHATTY if limit == "chat" else TOO_MANY
+        return Refusal(429, message, {"Retry-After": str(seconds)}, seconds=seconds)
 
     async def _wait(self, limit: str, client: str) -> float:
         """0 if ``client`` may go ahead under ``limit`` (the request is counted), else the seconds
@@ -308,7 +295,9 @@ class Limits:
                 client[0],
             )
 
-    async def _socket(self, scope: Scope, receive: Receive, send: Send, code: str) -> None:
+    async def live_socket(self, app: ASGIApp, scope: Scope, receive: Receive, send: Send, code: str) -> None:
+        """Let ``app`` serve a live socket on room ``code`` if its client may open one (counted while
+        it is open); else close it before it is accepted (HTTP 403)."""
         client = client_key(scope)
         if (
             self.sockets.full(client, code)
@@ -319,7 +308,7 @@ class Limits:
             await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
             return
         try:
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
         finally:
             await self.sockets.close(client, code)
 

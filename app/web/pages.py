@@ -248,7 +248,7 @@ async def create_room(request: Request, service: ServiceDep, settings: SettingsD
 
 @router.get("/r/{code}", response_class=HTMLResponse)
 def room(request: Request, room: PageRoom) -> Response:
-    snapshot = room.service.load(room.code)
+    snapshot = room.snapshot or room.service.load(room.code)  # the room its seat was found in
     chat = room.service.chat.lines(room.code)
     return room_page(request, room, snapshot, chat)
 

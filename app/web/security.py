@@ -16,14 +16,14 @@ adds by itself, so it is not checked. The live socket checks its ``Origin`` itse
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import urlsplit
 
-from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.datastructures import Headers
+from starlette.types import Message, Scope, Send
 
 from app.games.base import N_
 from app.web.answers import Refusal
-from app.web.limits import refuse
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CROSS_SITE = N_("This request came from another site, so it was refused.")
@@ -45,24 +45,16 @@ def is_cross_site(headers: Headers, public_host: str | None = None) -> bool:
     return not host or host not in {headers.get("host"), public_host}
 
 
-class CrossSiteGuard:
-    """Refuse (403) unsafe requests from another site's page on every route a cookie authenticates
-    (all but ``/api/``)."""
-
-    def __init__(self, app: ASGIApp, public_url: str = "") -> None:
-        self.app = app
-        self.public_host = urlsplit(public_url).netloc or None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "http"
-            and scope["method"] in UNSAFE_METHODS
-            and not scope["path"].startswith("/api/")
-            and is_cross_site(Headers(scope=scope), self.public_host)
-        ):
-            await refuse(scope, receive, send, Refusal(403, CROSS_SITE))
-            return
-        await self.app(scope, receive, send)
+def cross_site_refusal(scope: Scope, headers: Headers, public_host: str | None) -> Refusal | None:
+    """403 for an unsafe request from another site's page on a route a cookie authenticates (all
+    but ``/api/``)."""
+    if (
+        scope["method"] in UNSAFE_METHODS
+        and not scope["path"].startswith("/api/")
+        and is_cross_site(headers, public_host)
+    ):
+        return Refusal(403, CROSS_SITE)
+    return None
 
 
 CONTENT_SECURITY_POLICY = (
@@ -84,31 +76,38 @@ PLAIN_HOST = re.compile(r"[A-Za-z0-9.-]+(:[0-9]+)?|\[[0-9A-Fa-f:.]+\](:[0-9]+)?"
 def security_headers(path: str, host: str | None) -> dict[str, str]:
     """The headers every response carries (``host``: the request's, for the live socket's URL:
     browsers from before CSP 3 do not count ws: and wss: as 'self')."""
+    return dict(_headers_for(bool(PRIVATE.match(path)), host))
+
+
+def adding_security_headers(scope: Scope, headers: Headers, send: Send) -> Send:
+    """``send`` that adds ``security_headers`` to the response's start (a header the response set
+    itself stays)."""
+    extra = _raw_headers_for(bool(PRIVATE.match(scope["path"])), headers.get("host"))
+
+    async def with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            raw = list(message.get("headers", ()))
+            present = {name.lower() for name, _ in raw}
+            message["headers"] = raw + [header for header in extra if header[0] not in present]
+        await send(message)
+
+    return with_headers
+
+
+# Made once per kind of path and host (a bounded few: the hosts the site answers to).
+@lru_cache(maxsize=64)
+def _headers_for(private: bool, host: str | None) -> tuple[tuple[str, str], ...]:
     sockets = f" ws://{host} wss://{host}" if host and PLAIN_HOST.fullmatch(host) else ""
     headers = {**HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY.format(sockets=sockets)}
-    if PRIVATE.match(path):
+    if private:
         headers["Cache-Control"] = "no-store"
-    return headers
+    return tuple(headers.items())
 
 
-class SecurityHeaders:
-    """Add ``security_headers`` to every HTTP response (a header the response set itself stays)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        extra = security_headers(scope["path"], Headers(scope=scope).get("host"))
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in extra.items():
-                    if name not in headers:
-                        headers[name] = value
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
+@lru_cache(maxsize=64)
+def _raw_headers_for(private: bool, host: str | None) -> tuple[tuple[bytes, bytes], ...]:
+    """``_headers_for`` as ASGI sends them: lower-case names, bytes."""
+    return tuple(
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in _headers_for(private, host)
+    )

@@ -21,7 +21,8 @@ from starlette.websockets import WebSocketDisconnect
 from app.config import Settings, parse_rate
 from app.rooms import CODE_ALPHABET, NotFound, RoomService, new_code, normalised_action
 from app.web.app import create_app
-from app.web.limits import Limits, TokenBuckets, classify, client_key
+from app.web.guards import Guards
+from app.web.limits import TokenBuckets, classify, client_key
 from app.web.live import LiveRooms
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import free_port, start_server
@@ -268,7 +269,7 @@ def test_live_sockets_are_capped_per_client_and_per_room(settings: Settings) -> 
             again.receive_text()
         with pytest.raises(WebSocketDisconnect), mallory.websocket_connect(f"/ws/rooms/{code}") as fast:
             fast.receive_text()  # the fourth connect in a minute
-    limits = next(m for m in iter_middleware(app) if isinstance(m, Limits))
+    limits = next(m.limits for m in iter_middleware(app) if isinstance(m, Guards))
     assert limits.sockets.clients == {} and limits.sockets.rooms == {}
 
 

@@ -21,11 +21,14 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
+from starlette.responses import PlainTextResponse
+from starlette.types import Receive, Scope, Send
 
 from app.config import Settings
 from app.games.registry import ENGINES
 from app.rooms import HealthCheck, RoomService, Seats, unique_name
 from app.web.app import create_app
+from app.web.guards import Guards
 from app.web.messages import error_from_query, error_query, message_key
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import ROOT, free_port
@@ -132,6 +135,24 @@ def test_every_page_carries_the_security_headers(client: TestClient) -> None:
         assert headers["x-frame-options"] == "DENY"
     assert client.get(f"/r/{code}").headers["cache-control"] == "no-store"  # a seat's own view
     assert client.get(f"/api/rooms/{code}").headers["cache-control"] == "no-store"
+
+
+def test_a_header_an_answer_sets_itself_stays_and_refusals_carry_them_all(settings: Settings) -> None:
+    async def own_headers(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {"Cache-Control": "max-age=60", "X-Frame-Options": "SAMEORIGIN"}
+        await PlainTextResponse("ok", headers=headers)(scope, receive, send)
+
+    guarded = Guards(own_headers, settings.model_copy(update={"rate_act": "1/hour"}))
+    client = TestClient(guarded)  # not entered: this app has no lifespan
+    answer = client.get("/r/somewhere")
+    assert answer.headers.get_list("cache-control") == ["max-age=60"]
+    assert answer.headers.get_list("x-frame-options") == ["SAMEORIGIN"]
+    assert answer.headers.get_list("x-content-type-options") == ["nosniff"]
+    assert client.post("/r/x/act").status_code == 200
+    refused = client.post("/r/x/act")  # the second move in an hour
+    assert refused.status_code == 429
+    assert refused.headers["retry-after"] and refused.headers["cache-control"] == "no-store"
+    assert "frame-ancestors 'none'" in refused.headers["content-security-policy"]
 
 
 def test_no_page_has_an_inline_script_or_style(client: TestClient) -> None:
