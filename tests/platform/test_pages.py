@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.games.base import random_legal_action
 from app.games.registry import ENGINES
 from app.web.app import create_app
+from app.web.pages import MAX_FORM_FIELDS
 from app.web.render import TEMPLATES
+from benchmarks.live_client import form_fields
+from tests.platform.test_api import auth, new_qe_room
 
 # A rules page is the game's templates/games/<id>/rules.html inside the platform's <article class="rules">
 # (included with "ignore missing": without the file the page has only the game's name).
@@ -81,3 +87,42 @@ def test_a_refused_form_answers_with_the_message_only(client: TestClient) -> Non
     assert answer.status_code == 409
     assert 'id="r-flash"' in answer.text and "The game has not started yet." in answer.text
     assert 'id="r-status"' not in answer.text
+
+
+def test_a_move_reads_alike_from_a_url_encoded_and_a_multipart_form(client: TestClient) -> None:
+    """The act route reads url-encoded bodies itself (``pages.posted_fields``): escapes, nested and
+    repeated names mean what they mean in any other form, a multipart form still works, and a body of
+    more fields than any form has is refused, changing nothing."""
+    code, tokens = new_qe_room(client, 3)
+    rng = random.Random(3)
+    for encoding in ("url-encoded", "multipart"):
+        room = client.get(f"/api/rooms/{code}").json()
+        seat = room["to_act"][0]
+        client.cookies.set(f"bourse_seat_{code}", tokens[seat])
+        legal = client.get(f"/api/rooms/{code}", headers=auth(tokens[seat])).json()["legal"]
+        fields = [("version", str(room["version"])), *form_fields(random_legal_action(legal, rng))]
+        if encoding == "url-encoded":
+            body = "&".join(
+                f"{quote(name)}={''.join(f'%{byte:02X}' for byte in value.encode())}"
+                for name, value in fields
+            )
+            headers = {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"}
+            answer = client.post(f"/r/{code}/act", content=body, headers=headers)
+        else:
+            answer = client.post(
+                f"/r/{code}/act",
+                data=dict(fields),
+                files={"ignored": ("a.txt", b"")},
+                headers={"HX-Request": "true"},
+            )
+        assert answer.status_code == 200, (encoding, answer.text)
+        assert client.get(f"/api/rooms/{code}").json()["version"] == room["version"] + 1
+    before = client.get(f"/api/rooms/{code}").json()["version"]
+    crowded = "&".join(f"f{number}=1" for number in range(MAX_FORM_FIELDS + 1))
+    refused = client.post(
+        f"/r/{code}/act",
+        content=f"version={before}&type=pass&{crowded}",
+        headers={"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"},
+    )
+    assert refused.status_code == 400 and "This form has too many fields." in refused.text
+    assert client.get(f"/api/rooms/{code}").json()["version"] == before
