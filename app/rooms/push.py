@@ -24,8 +24,9 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import Session, select
 
+from app.db import LOCK_ROWS
 from app.games.base import N_
 from app.models import PushSubscription, ServerKey
 from app.rooms.errors import Forbidden, RoomError
@@ -174,10 +175,13 @@ class PushStore:
             )
 
     @staticmethod
-    def _seat_id(session: Any, room: int, seat: int) -> int:
-        found = session.execute(
-            text("SELECT id FROM seats WHERE room_id = :room AND seat = :seat"), {"room": room, "seat": seat}
-        ).first()
+    def _seat_id(session: Session, room: int, seat: int) -> int:
+        """The seat's row id, its row locked on PostgreSQL: two posts of one subscription (a double
+        click) queue here, so the second finds the first's row instead of breaking its uniqueness."""
+        query = "SELECT id FROM seats WHERE room_id = :room AND seat = :seat"
+        if session.info.get(LOCK_ROWS):
+            query += " FOR UPDATE"
+        found = session.execute(text(query), {"room": room, "seat": seat}).first()
         if found is None:
             raise Forbidden(N_("Only seated players can be told when it is their turn; join the room first."))
         return int(found.id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from html.parser import HTMLParser
 from typing import Any
@@ -455,3 +456,22 @@ def test_pushes_waiting_for_a_hanging_push_service_are_bounded(
     start(client, code, tokens)  # three first turns at once: one may wait, the others are dropped
     assert sender_of(client).wait_idle()
     assert len(push_service.posts) == 1
+
+
+@pytest.mark.both_databases
+def test_the_same_subscription_posted_at_once_is_kept_once(
+    service: RoomService, push_service: PushService, toy_game: str
+) -> None:
+    service.push.services = frozenset({push_service.origin})
+    code, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
+    subscription = push_service.subscription("ann")
+    with ThreadPoolExecutor(6) as threads:  # a double click, six times over
+        done = [
+            threads.submit(
+                service.push.subscribe, code, 0, subscription["endpoint"], subscription["keys"], "en"
+            )
+            for _ in range(6)
+        ]
+        for future in done:
+            future.result()
+    assert len(service.push.of_room(service.load(code).room_id)) == 1
