@@ -20,8 +20,8 @@ from app.games.qe import ENGINE as QE
 from app.games.registry import ENGINES
 from app.games.tulipmania_1637 import ENGINE as TULIPMANIA
 from app.games.tulipmania_1637 import data as tulipmania_data
-from app.games.tulipmania_1637.data import PURCHASE
-from app.games.tulipmania_1637.rules import CHOOSE
+from app.games.tulipmania_1637.data import PURCHASE, SPECULATE_BY_PROXY
+from app.games.tulipmania_1637.rules import CHOOSE, SELLER_CHOICE
 
 
 def _qe_after_a_spree(spender: int, auctions: int) -> State:
@@ -163,3 +163,26 @@ def test_easy_beats_three_random_legal_bots(game: str) -> None:
     rates: dict[str, Any] = summary.by_kind()
     print(summary.report())
     assert rates["easy"].mean > 0.4 and rates["easy"].mean > 2 * rates["random"].mean, summary.report()
+
+
+def test_normal_tulipmania_seller_does_not_burst_a_colour_the_others_hold_plenty_of() -> None:
+    """Everybody passed on the seller's yellow at ƒ1000; its 3 – Speculate by proxy would jump the price
+    onto the burst space at ƒ4000, paying it ƒ3000 but each rival's four yellow tulips far more in the
+    sell-off: a seller weighs that too, and takes another card."""
+    state, _ = _tulipmania_burst_sale()
+    seller = state["current"]
+    thousand = next(cell for cell in tulipmania_data.purchase_track() if tulipmania_data.value(cell) == 1000)
+    state["price"]["yellow"] = list(thousand)
+    jump = tulipmania_data.speculate(thousand)
+    assert jump is not None and tulipmania_data.is_burst(jump[1])
+    for seat in range(4):
+        state["tulips"][seat]["yellow"] = 1 if seat == seller else 4
+    state["buyers"][seller] = ["yellow", "yellow", "purple"]
+    state["sale"]["cards"] = [None if seat == seller else 0 for seat in range(4)]
+    state["phase"] = SELLER_CHOICE
+    legal = TULIPMANIA.legal_actions(state, seller)
+    assert any(SPECULATE_BY_PROXY in t["params"]["card"]["options"] for t in legal if t["type"] == "play")
+    cards = Counter(
+        TULIPMANIA.bot_action(state, seller, random.Random(draw), "normal")["card"] for draw in range(30)
+    )
+    assert cards[SPECULATE_BY_PROXY] == 0, cards

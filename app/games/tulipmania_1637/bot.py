@@ -157,9 +157,9 @@ def rivals_gain(seat: Seat, colour: str, outcome: tuple[int, data.Position]) -> 
 
 
 def handed_to_rivals(seat: Seat, card: int) -> float:
-    """How much more the rivals gain when the bot's ``card`` wins the open sale than when everybody
-    passes: a purchase that bursts the bubble can pay the seller and the other holders far more than
-    it nets the buyer. Counted at one rival's share (``1 / (players - 1)``) against the bot's own gain,
+    """How much more the rivals gain when the bot's ``card`` wins the open sale (or, the bot selling,
+    settles it face up) than when everybody passes: a purchase or a seller's 3 that bursts the bubble
+    can pay the seller and the other holders far more than it nets the bot. Counted at one rival's share (``1 / (players - 1)``) against the bot's own gain,
     since each of them is one of its rivals for the most cash."""
     if card == PASS:
         return 0.0
@@ -174,7 +174,7 @@ def handed_to_rivals(seat: Seat, card: int) -> float:
 def _choose_card(seat: Seat, cards: list[int], rng: random.Random, noise: float) -> Action:
     selling = seat.me == seat.view["current"]
     scored = {card: (0.0 if card == PASS and not selling else card_gain(seat, card)) for card in cards}
-    if seat.weighs_rivals and not selling:
+    if seat.weighs_rivals:
         scored = {card: gain - handed_to_rivals(seat, card) for card, gain in scored.items()}
     best = max(cards, key=lambda card: scored[card] * rng.uniform(1 - noise, 1 + noise))
     if not selling and scored[best] <= 10:
