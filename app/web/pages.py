@@ -10,6 +10,7 @@ locale and this browser's seat); a ``RoomError`` it lets through is answered by
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -22,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from app.config import Settings
 from app.games.base import N_, visible_events
 from app.games.registry import ENGINES, package_of
-from app.i18n import format_message
+from app.i18n import format_message, person_name
 from app.rooms import REACTIONS, ChatLine, RoomError, RoomSnapshot
 from app.web.answers import BACK_TO_ROOM, is_htmx, json_refusal, page
 from app.web.deps import (
@@ -502,15 +503,47 @@ AWAY_LINES = 3  # the newest of the lines a tab missed that its "while you were 
 
 def away_note(snapshot: RoomSnapshot, seat: int | None, locale: str, seen: int) -> str:
     """What a tab that comes back missed: the game-log lines its seat may read after the first
-    ``seen`` it showed (a note for that tab only; "" if it missed none)."""
+    ``seen`` it showed, whom they were about, and the newest of them (a note for that tab only; ""
+    if it missed none)."""
     table = make_table(snapshot, seat, frozenset())
     missed = visible_events({"events": snapshot.events}, seat)[seen:]
     if not missed:
         return ""
     lines = [event_line(event, locale, snapshot.game, table.name_of) for event in missed[-AWAY_LINES:]]
+    subjects = [subject for subject in map(_subject, missed) if subject is not None]
+    about = sorted(Counter(subjects).items())
     return render_page(
-        "platform/away.html", locale, snapshot.game, count=len(missed), lines=Markup("".join(lines))
+        "platform/away.html",
+        locale,
+        snapshot.game,
+        count=len(missed),
+        lines=Markup("".join(lines)),
+        about=[(person_name(locale, table.name_of(subject)), times) for subject, times in about],
     )
+
+
+def _subject(event: dict[str, Any]) -> int | None:
+    """The seat a log line is about (its ``{seat}``: who bid, sold, scored), if it names one."""
+    subject = event["params"].get("seat")
+    return subject["seat"] if isinstance(subject, dict) and set(subject) == {"seat"} else None
+
+
+async def _tell_what_was_missed(
+    socket: WebSocket, service: ServiceDep, code: str, tab: Tab, seat: int | None, locale: str
+) -> None:
+    """Send a tab the "while you were away" note when it names the log lines it saw last
+    (``?away=``): a line that was closed a while (the room moved past the page's version), or a page
+    opened again (``&back=1``: the lines this browser showed when it last had the room open)."""
+    seen = socket.query_params.get("away", "")
+    reopened = socket.query_params.get("back") == "1"
+    if not seen.isdigit() or (tab.page_version is None and not reopened):
+        return
+    snapshot = await run_in_threadpool(service.load, code)
+    moved_on = reopened or (tab.page_version is not None and snapshot.version > tab.page_version)
+    if moved_on and snapshot.status != "waiting":
+        note = await run_in_threadpool(away_note, snapshot, seat, locale, int(seen))
+        if note:
+            tab.push(note)
 
 
 @router.websocket("/ws/rooms/{code}")
@@ -549,13 +582,7 @@ async def room_socket(
     sender = asyncio.create_task(tab.send_pushes())
     try:
         await live.join(code, tab)
-        seen = socket.query_params.get("away", "")  # the log lines it showed, if closed for a while
-        if seen.isdigit() and tab.page_version is not None:
-            snapshot = await run_in_threadpool(service.load, code)
-            if snapshot.version > tab.page_version and snapshot.status != "waiting":
-                note = await run_in_threadpool(away_note, snapshot, seat, locale, int(seen))
-                if note:
-                    tab.push(note)
+        await _tell_what_was_missed(socket, service, code, tab, seat, locale)
         # Actions come over HTTP; this only keeps the line open until the client leaves. It reads
         # with receive(), not receive_text(): once the sender's push has failed on a reset socket,
         # the socket counts as closed for sending and receive_text() would raise.

@@ -768,6 +768,23 @@
     return ceiling / 2 + Math.random() * ceiling / 2;
   }
 
+  // A page opened again (a reload, the personal link, taking a seat back) is told what happened since
+  // this browser last showed the room: it keeps, per room and seat, how many log lines it showed.
+  var roomBox = document.getElementById("room");
+  var seenKey = roomBox ? "bourse-seen:" + roomBox.getAttribute("data-code") + ":" + roomBox.getAttribute("data-viewer-seat") : null;
+  function linesShown() { return document.querySelectorAll("#event-list > li").length; }
+  function rememberLinesShown() {
+    if (!seenKey || !document.getElementById("event-list")) return;
+    try { window.localStorage.setItem(seenKey, String(linesShown())); } catch (error) { /* storage off: no note */ }
+  }
+  var seenBefore = null;  // the lines shown at this browser's last visit, when fewer than now
+  try {
+    var stored = seenKey ? window.localStorage.getItem(seenKey) : null;
+    if (stored !== null && /^\d+$/.test(stored) && Number(stored) < linesShown()) seenBefore = Number(stored);
+  } catch (error) { /* storage off */ }
+  rememberLinesShown();
+  document.addEventListener("htmx:wsAfterMessage", rememberLinesShown);
+
   if (window.htmx && htmx.createWebSocket) {
     var openSocket = htmx.createWebSocket;
     htmx.createWebSocket = function (url) {
@@ -775,8 +792,12 @@
       if (shownVersion !== null) {
         address.searchParams.set("v", shownVersion);
       }
-      if (closedAt !== null && Date.now() - closedAt > AWAY_AFTER_MS) {
-        address.searchParams.set("away", String(document.querySelectorAll("#event-list > li").length));
+      if (seenBefore !== null) {
+        address.searchParams.set("away", String(seenBefore));
+        address.searchParams.set("back", "1");
+        seenBefore = null;
+      } else if (closedAt !== null && Date.now() - closedAt > AWAY_AFTER_MS) {
+        address.searchParams.set("away", String(linesShown()));
       }
       socket = openSocket(address.href);
       return socket;

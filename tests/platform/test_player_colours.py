@@ -51,6 +51,6 @@ def test_a_finished_games_players_and_charts_mark_every_seat_the_same_way(game: 
     log = html[html.index('id="event-list"') :]
     assert all(f'class="seat-mark sc-{seat}"' in log for seat in range(players)), "the log names every seat"
     charts = re.findall(
-        r'<g class="seat-mark-svg sc-(\d)"[^>]*><rect[^>]*></rect><text[^>]*>(\d)</text>', html
+        r'<g class="seat-mark-svg sc-(\d)"[^>]*><circle[^>]*></circle><text[^>]*>(\d)</text>', html
     )
     assert {(int(c), int(n)) for c, n in charts} == {(seat, seat + 1) for seat in range(players)}

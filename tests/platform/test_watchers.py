@@ -105,3 +105,31 @@ def test_a_tab_back_after_a_while_is_told_what_it_missed_and_only_that_tab(
         assert len(notes) == 1 and "While you were away:" in notes[0]
         assert "Ann" in notes[0] and "<li" in notes[0]  # the log's lines, as the seat may read them
         assert not any("away-note" in text for text in received(spectator))
+
+
+def test_a_page_opened_again_is_told_what_happened_since_its_last_visit(
+    client: TestClient, toy_game: str
+) -> None:
+    """The page is new (its version is the room's), but it names the log lines this browser showed
+    at its last visit (``back=1``): it gets the note, with whom the lines were about."""
+    created = client.post("/api/rooms", json={"game": toy_game, "players": 2, "name": "Ann"}).json()
+    code, ann = created["code"], created["token"]
+    bob = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()["token"]
+    client.post(f"/api/rooms/{code}/start", headers=auth(ann))
+    ann_cookie = {"cookie": f"bourse_seat_{code}={ann}"}
+    shown = len(client.get(f"/r/{code}", headers=ann_cookie).text.split("<li>")) - 1
+    for token in (ann, bob):
+        version = client.get(f"/api/rooms/{code}").json()["version"]
+        action = {"type": "pick", "number": 1}
+        client.post(
+            f"/api/rooms/{code}/actions", json={"version": version, "action": action}, headers=auth(token)
+        )
+    now = client.get(f"/api/rooms/{code}").json()["version"]
+    with client.websocket_connect(f"/ws/rooms/{code}?v={now}&away={shown}", headers=ann_cookie) as fresh:
+        assert not any("away-note" in text for text in received(fresh))  # a live tab up to date: nothing
+    with client.websocket_connect(
+        f"/ws/rooms/{code}?v={now}&away={shown}&back=1", headers=ann_cookie
+    ) as reopened:
+        notes = [text for text in received(reopened) if "away-note" in text]
+    assert len(notes) == 1 and "While you were away:" in notes[0]
+    assert "Who they were about: " in notes[0] and "Bob (" in notes[0]
