@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import text
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from app.games.base import N_, Engine, State
 from app.models import ActionRecord, Room, Seat, utcnow
@@ -108,17 +108,18 @@ class Records:
             session.add(fresh)
             session.flush()
             for seat in seats:
-                session.add(
-                    Seat(
-                        room_id=room_id(fresh),
-                        seat=seat.seat,
-                        name=seat.name,
-                        token_hash=hash_token(token) if seat.is_host else seat.token_hash,
-                        is_bot=seat.is_bot,
-                        bot_strength=seat.bot_strength,
-                        is_host=seat.is_host,
-                    )
+                again = Seat(
+                    room_id=room_id(fresh),
+                    seat=seat.seat,
+                    name=seat.name,
+                    token_hash=hash_token(token) if seat.is_host else seat.token_hash,
+                    is_bot=seat.is_bot,
+                    bot_strength=seat.bot_strength,
+                    is_host=seat.is_host,
                 )
+                session.add(again)
+                session.flush()
+                keep_push_subscriptions(session, seat, again)
             room.next_code = fresh.code
             self._previous[fresh.code] = code
         return fresh.code, token
@@ -234,3 +235,16 @@ class Records:
         with self._guard:
             self._previous[code] = None
         return code
+
+
+def keep_push_subscriptions(session: Session, old: Seat, new: Seat) -> None:
+    """The browsers told of ``old``'s turns ("Tell me when it's my turn") are told of ``new``'s, the
+    same seat in the game played again, from its first turn on."""
+    session.execute(
+        text(
+            "INSERT INTO push_subscriptions (seat_id, endpoint, p256dh, auth, locale, turn_told, "
+            "clock_told, end_told, created_at) SELECT :new, endpoint, p256dh, auth, locale, -1, -1, "
+            ":no, :now FROM push_subscriptions WHERE seat_id = :old"
+        ),
+        {"new": new.id, "old": old.id, "no": False, "now": utcnow()},
+    )

@@ -475,3 +475,24 @@ def test_the_same_subscription_posted_at_once_is_kept_once(
         for future in done:
             future.result()
     assert len(service.push.of_room(service.load(code).room_id)) == 1
+
+
+def test_playing_again_keeps_telling_those_who_opted_in(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    code, tokens = new_room(client, toy_game, 2)
+    subscribe(client, code, tokens[1], push_service.subscription("bob"), "zh_Hant")
+    start(client, code, tokens)
+    for _ in range(3):
+        pick(client, code, tokens, 0, 1)
+        pick(client, code, tokens, 1, 2)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    told = len(push_service.browsers["bob"].received)
+    again = client.post(f"/api/rooms/{code}/again", headers=auth(tokens[0]))
+    assert again.status_code in (200, 201), again.text
+    fresh = again.json()["code"]
+    start(client, fresh, [again.json()["token"]])  # the same seats; Bob's token is his there too
+    assert sender.wait_idle()
+    received = push_service.wait_for(told + 1, "bob")
+    assert received[told]["url"] == f"/r/{fresh}" and received[told]["lang"] == "zh-Hant"
