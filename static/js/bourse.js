@@ -485,7 +485,11 @@
     if (dialog && !dialog.open && dialog.showModal) dialog.showModal();
   });
   document.addEventListener("click", function (event) {
-    if (event.target.id === "rules-dialog") event.target.close();  // the backdrop, beside the box
+    var dialog = event.target.id === "rules-dialog" ? event.target : null;
+    if (!dialog) return;
+    var box = dialog.getBoundingClientRect();  // the dialog itself is the target inside its padding too
+    var outside = event.clientX < box.left || event.clientX > box.right || event.clientY < box.top || event.clientY > box.bottom;
+    if (outside) dialog.close();  // a tap on the backdrop, beside the box
   });
 
   // ------------------------------------------------------------ tooltips on a tap
