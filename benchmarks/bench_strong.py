@@ -5,7 +5,8 @@ Run: ``.venv/bin/python -m benchmarks.bench_strong --out FILE [--rounds N]``, an
 for every row (game and ordering: one strong seat against three normal ones, or the reverse), one
 game of each seat rotation (``app.simulate``, seed = the round number), and appends its results to
 ``FILE`` as JSON lines; so a run stopped at any moment keeps every round it finished, and a later run
-goes on from the next round. A strong decision's search is capped by a fixed playout count
+goes on from the next round (``--first N``: several runs at once, each its own rounds, one file each;
+``--report`` takes several files). A strong decision's search is capped by a fixed playout count
 (``ITERATIONS``) with a clock far above what it needs: the games are the same on any machine.
 """
 
@@ -31,14 +32,14 @@ ORDERINGS = {
 CLOCK = 600.0  # seconds: never reached, so the playout count alone ends a search
 
 
-def rows(orderings: list[str]) -> Iterator[tuple[str, str]]:
+def rows(orderings: list[str], games: list[str]) -> Iterator[tuple[str, str]]:
     for ordering in orderings:
-        for game in ITERATIONS:
+        for game in games:
             yield game, ordering
 
 
-def play_round(out: Path, number: int, orderings: list[str]) -> None:
-    for game, ordering in rows(orderings):
+def play_round(out: Path, number: int, orderings: list[str], games: list[str]) -> None:
+    for game, ordering in rows(orderings, games):
         started = time.process_time()
         summary = simulate(
             game, PLAYERS, PLAYERS, ORDERINGS[ordering], number, Budget(CLOCK, ITERATIONS[game]), check=False
@@ -65,14 +66,14 @@ def play_round(out: Path, number: int, orderings: list[str]) -> None:
             file.write(json.dumps(line) + "\n")
 
 
-def report(out: Path) -> str:
-    lines = [json.loads(text) for text in out.read_text().splitlines() if text.strip()]
+def report(outs: list[Path]) -> str:
+    lines = [json.loads(text) for out in outs for text in out.read_text().splitlines() if text.strip()]
     table = [
         "| game | ordering | games | strong | normal | strong decision: median / p95 / slowest | "
         "fallbacks | CPU s |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for game, ordering in rows(list(ORDERINGS)):
+    for game, ordering in rows(list(ORDERINGS), list(ITERATIONS)):
         mine = [line for line in lines if line["game"] == game and line["ordering"] == ordering]
         if mine:
             table.append(_row(game, ordering, mine))
@@ -109,22 +110,21 @@ def _rate(rate: Rate) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_strong")
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True, action="append")
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--first", type=int, help="the first round's number (default: after the file's last)")
     parser.add_argument("--ordering", choices=list(ORDERINGS), action="append")
+    parser.add_argument("--game", choices=list(ITERATIONS), action="append")
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
     if args.report:
         print(report(args.out))
         return
-    done = (
-        {json.loads(text)["round"] for text in args.out.read_text().splitlines()}
-        if args.out.exists()
-        else set()
-    )
-    first = max(done, default=0) + 1
+    out: Path = args.out[0]
+    done = {json.loads(text)["round"] for text in out.read_text().splitlines()} if out.exists() else set()
+    first = args.first if args.first is not None else max(done, default=0) + 1
     for number in range(first, first + args.rounds):
-        play_round(args.out, number, args.ordering or list(ORDERINGS))
+        play_round(out, number, args.ordering or list(ORDERINGS), args.game or list(ITERATIONS))
 
 
 if __name__ == "__main__":
