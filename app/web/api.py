@@ -51,6 +51,9 @@ each seat the game waits for a `deadline` (epoch milliseconds); when it passes, 
 the one decision and the log says so. A seat whose player has had no page open for the grace period
 is `away`: only then may the host hand it to a bot (`POST .../bots` with its `seat`), and two timeouts
 in a row while away hand it over; its player takes it back with `POST .../takeback` at any time.
+The host may pause the clock (`POST .../clock` with `{"paused": true}`) and resume it (`false`):
+while `clock_paused_at` (epoch ms) is set no clock runs out, and resuming moves every `deadline` on
+by the pause's length; the chat says so with a `notice` (its `text` the notice's key).
 Chat: `GET`/`POST /api/rooms/{code}/chat` (`text`, or a quick `reaction`), `POST .../chat/mute`
 (the host; `message`: an id).
 
@@ -172,6 +175,12 @@ class MuteBody(BaseModel):
     message: int = Field(description="The id of a message whose writer the host mutes")
 
 
+class ClockBody(BaseModel):
+    model_config = STRICT
+
+    paused: bool = Field(description="true: pause the table's clock; false: resume it")
+
+
 class ActionBody(BaseModel):
     model_config = STRICT
 
@@ -261,6 +270,9 @@ class Room(BaseModel):
     players: int
     you: int | None = Field(description="Your seat, null for a spectator")
     clock: int = Field(description="Seconds per decision, 0 for none")
+    clock_paused_at: int | None = Field(
+        description="When the host paused the clock (epoch ms); null while it runs"
+    )
     full_record: bool = Field(description="The table agreed: the finished game's record holds every secret")
     imported: bool = Field(description="Made from an uploaded record: its names and moves are the record's")
     seats: list[SeatState]
@@ -293,6 +305,7 @@ class ChatMessage(BaseModel):
     spectator: bool
     text: str
     reaction: bool
+    notice: bool = Field(description="A platform notice (the clock paused or resumed): text is its key")
 
 
 class ChatMessages(BaseModel):
@@ -329,6 +342,7 @@ def room_json(
         "players": snapshot.players,
         "you": seat,
         "clock": snapshot.clock,
+        "clock_paused_at": snapshot.clock_paused_at,
         "full_record": snapshot.full_record,
         "imported": snapshot.imported,
         "seats": [
@@ -458,6 +472,18 @@ async def start(room: ApiRoom) -> dict[str, Any]:
     await run_in_threadpool(room.service.seats.start, room.code, seat)
     await room.live.after_change(room.code)
     return await _answer(room, seat)
+
+
+@router.post("/rooms/{code}/clock", response_model=Room, responses=errors(400, 403, 404, 409, *WRITE))
+async def pause_clock(room: ApiRoom, body: ClockBody) -> dict[str, Any]:
+    """The host pauses the table's turn clock, or resumes it; the chat says so."""
+    seat, clocks = room.seat, room.service.clocks
+    notice = await run_in_threadpool(clocks.pause if body.paused else clocks.resume, room.code, seat)
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    if notice is not None:
+        await room.live.after_change(room.code, snapshot)
+        await room.live.share_chat(room.code, snapshot.game, notice)
+    return _room_now(room, snapshot, seat)
 
 
 @router.post(

@@ -158,3 +158,26 @@ def test_the_table_shows_paused_clocks_and_only_the_host_may_pause(database_url:
         assert host.post(f"/r/{code}/clock", data={"pause": "no"}, follow_redirects=False).status_code == 303
         resumed = guest.get(f"/r/{code}?lang=en").text
         assert resumed.count("data-deadline=") == 3 and "Ann resumed the clock." in resumed
+
+
+def test_the_api_pauses_and_resumes_and_says_so(database_url: str, toy_game: str) -> None:
+    settings = Settings(BOURSE_DATABASE_URL=database_url, BOURSE_BOT_DELAY=0, BOURSE_CLOCK_PRESETS="600")
+    with TestClient(create_app(settings)) as client:
+        created = client.post(
+            "/api/rooms", json={"game": toy_game, "players": 2, "name": "Ann", "clock": 600}
+        )
+        code, ann = created.json()["code"], created.json()["token"]
+        bob = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()["token"]
+        client.post(f"/api/rooms/{code}/start", headers=auth(ann))
+        assert client.get(f"/api/rooms/{code}").json()["clock_paused_at"] is None
+        refused = client.post(f"/api/rooms/{code}/clock", json={"paused": True}, headers=auth(bob))
+        assert refused.status_code == 403 and refused.json()["detail"] == "Only the host can do that."
+        paused = client.post(f"/api/rooms/{code}/clock", json={"paused": True}, headers=auth(ann))
+        assert paused.status_code == 200 and isinstance(paused.json()["clock_paused_at"], int)
+        resumed = client.post(f"/api/rooms/{code}/clock", json={"paused": False}, headers=auth(ann)).json()
+        assert resumed["clock_paused_at"] is None
+        messages = client.get(f"/api/rooms/{code}/chat").json()["messages"]
+        assert [(m["text"], m["notice"], m["name"]) for m in messages] == [
+            ("clock-paused", True, "Ann"),
+            ("clock-resumed", True, "Ann"),
+        ]
