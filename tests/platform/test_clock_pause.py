@@ -1,7 +1,7 @@
 """The day clock is humane (issue 23): the host pauses the table's clock and resumes it. While it is
 paused no clock runs out and every clock shows "paused"; resuming gives each seat the time it had
 left; a decision that came meanwhile starts whole; the pause is stored with the room, so a restart
-(or another process) keeps it; each pause and resume is a notice in the table chat. A long clock's
+(or another process) keeps it, on SQLite and PostgreSQL; each pause and resume is a notice in the table chat. A long clock's
 end is in the page as an ISO time for the reader's browser to show in their own time zone."""
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ def wall_clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     return fake
 
 
+@pytest.mark.both_databases
 def test_no_clock_runs_out_while_paused_and_resuming_gives_back_the_time_left(
     service: RoomService, toy_game: str, wall_clock: Clock
 ) -> None:
@@ -108,6 +109,7 @@ def test_the_chat_says_who_paused_and_resumed_and_nobody_can_mute_a_notice(
         service.chat.mute(code, 0, lines[0].id)
 
 
+@pytest.mark.both_databases
 def test_a_pause_survives_a_restart(
     database_url: str, service: RoomService, toy_game: str, wall_clock: Clock
 ) -> None:
