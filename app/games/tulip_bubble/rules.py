@@ -471,7 +471,7 @@ def _resolve_next(state: State) -> None:
     if len(bidders) == 1:
         base.log_event(
             state,
-            N_("{seat} is the only bidder for {card} and buys it at the market price of {amount}."),
+            N_("{seat} is the only bidder for {card} and buys it at the market price of ƒ{amount}."),
             seat=base.seat_ref(bidders[0]),
             card=label_of(card),
             amount=market,
@@ -490,7 +490,7 @@ def _resolve_next(state: State) -> None:
     }
     base.log_event(
         state,
-        N_("Auction for {card} (market price {amount}) among {bidders}."),
+        N_("Auction for {card} (market price ƒ{amount}) among {bidders}."),
         card=label_of(card),
         amount=market,
         bidders=[base.seat_ref(s) for s in bidders],
@@ -548,7 +548,7 @@ def _finish(state: State, reason: str, winners: list[int]) -> None:
     for seat in range(state["players"]):
         base.log_event(
             state,
-            N_("{seat}: cash {cash} − debts {debts} = assets {assets}."),
+            N_("{seat}: cash ƒ{cash} − debts ƒ{debts} = assets ƒ{assets}."),
             seat=base.seat_ref(seat),
             cash=state["cash"][seat],
             debts=owed[seat],
@@ -691,7 +691,7 @@ def _sell(state: State, seat: int, action: Action) -> None:
     state["cash"][seat] += price
     base.log_event(
         state,
-        N_("{seat} sold {card} to the market for {amount}."),
+        N_("{seat} sold {card} to the market for ƒ{amount}."),
         seat=base.seat_ref(seat),
         card=label_of(card),
         amount=price,
@@ -731,7 +731,7 @@ def _sell_to_collector(state: State, seat: int, action: Action) -> None:
             pile.pop(0)
     base.log_event(
         state,
-        N_("{seat} sold {cards} to the {collector} for {amount} ({value} + bonus {bonus})."),
+        N_("{seat} sold {cards} to the {collector} for ƒ{amount} (ƒ{value} + bonus ƒ{bonus})."),
         seat=base.seat_ref(seat),
         cards=[label_of(card) for card in cards],
         collector=spec["name"],
@@ -754,7 +754,7 @@ def _sell_mortgage(state: State, seat: int, action: Action) -> None:
     difference = price - mortgage["amount"]
     if state["cash"][seat] + difference < 0:
         raise IllegalAction(
-            N_("You have only {cash} guilders; selling this mortgage costs {amount}."),
+            N_("You have only ƒ{cash}; selling this mortgage costs ƒ{amount}."),
             cash=state["cash"][seat],
             amount=-difference,
         )
@@ -763,11 +763,11 @@ def _sell_mortgage(state: State, seat: int, action: Action) -> None:
     state["rows"]["just_sold"].append(card)
     text = (
         N_(
-            "{seat} sold the mortgaged {card} at {price} and received the {amount} above its recorded {recorded}."
+            "{seat} sold the mortgaged {card} at ƒ{price} and received the ƒ{amount} above its recorded ƒ{recorded}."
         )
         if difference >= 0
         else N_(
-            "{seat} sold the mortgaged {card} at {price} and paid the {amount} short of its recorded {recorded}."
+            "{seat} sold the mortgaged {card} at ƒ{price} and paid the ƒ{amount} short of its recorded ƒ{recorded}."
         )
     )
     base.log_event(
@@ -800,7 +800,7 @@ def _redeem(state: State, seat: int, action: Action) -> None:
         raise IllegalAction(N_("You have no mortgage on that tulip."))
     if state["cash"][seat] < mortgage["amount"]:
         raise IllegalAction(
-            N_("You have only {cash} guilders; redeeming this tulip costs {amount}."),
+            N_("You have only ƒ{cash}; redeeming this tulip costs ƒ{amount}."),
             cash=state["cash"][seat],
             amount=mortgage["amount"],
         )
@@ -809,7 +809,7 @@ def _redeem(state: State, seat: int, action: Action) -> None:
     state["hands"][seat].append(card)
     base.log_event(
         state,
-        N_("{seat} redeemed {card} for {amount}."),
+        N_("{seat} redeemed {card} for ƒ{amount}."),
         seat=base.seat_ref(seat),
         card=label_of(card),
         amount=mortgage["amount"],
@@ -853,11 +853,11 @@ def _raise(state: State, seat: int, action: Action) -> None:
     amount = _int_param(action, "amount")
     minimum = _minimum_bid(state)
     if amount < minimum:
-        raise IllegalAction(N_("A bid must be at least {amount}."), amount=minimum)
+        raise IllegalAction(N_("A bid must be at least ƒ{amount}."), amount=minimum)
     auction = state["auction"]
     auction["high"] = amount
     auction["high_bidder"] = seat
-    base.log_event(state, N_("{seat} bid {amount}."), seat=base.seat_ref(seat), amount=amount)
+    base.log_event(state, N_("{seat} bid ƒ{amount}."), seat=base.seat_ref(seat), amount=amount)
     _next_bidder(state, seat)
 
 
@@ -875,7 +875,7 @@ def _drop(state: State, seat: int, action: Action) -> None:
         price = auction["market"]
         base.log_event(
             state,
-            N_("Nobody bid: {seat}, last in order, buys {card} at the market price of {amount}."),
+            N_("Nobody bid: {seat}, last in order, buys {card} at the market price of ƒ{amount}."),
             seat=base.seat_ref(winner),
             card=label_of(card),
             amount=price,
@@ -884,7 +884,7 @@ def _drop(state: State, seat: int, action: Action) -> None:
         price = auction["high"]
         base.log_event(
             state,
-            N_("{seat} won {card} for {amount}."),
+            N_("{seat} won {card} for ƒ{amount}."),
             seat=base.seat_ref(winner),
             card=label_of(card),
             amount=price,
@@ -906,7 +906,7 @@ def _pay(state: State, seat: int, action: Action) -> None:
     if method == "cash":
         if state["cash"][seat] < price:
             raise IllegalAction(
-                N_("You have only {cash} guilders; a price of {amount} needs a mortgage."),
+                N_("You have only ƒ{cash}; a price of ƒ{amount} needs a mortgage."),
                 cash=state["cash"][seat],
                 amount=price,
             )
@@ -914,7 +914,7 @@ def _pay(state: State, seat: int, action: Action) -> None:
         state["hands"][seat].append(card)
         base.log_event(
             state,
-            N_("{seat} paid {amount} in cash for {card}."),
+            N_("{seat} paid ƒ{amount} in cash for {card}."),
             seat=base.seat_ref(seat),
             card=label,
             amount=price,
@@ -923,7 +923,7 @@ def _pay(state: State, seat: int, action: Action) -> None:
         state["mortgages"][seat].append({"card": card, "amount": price})
         base.log_event(
             state,
-            N_("{seat} mortgaged {card} at {amount}."),
+            N_("{seat} mortgaged {card} at ƒ{amount}."),
             seat=base.seat_ref(seat),
             card=label,
             amount=price,
@@ -952,7 +952,7 @@ def _pay_overflow(state: State, payment: dict[str, Any]) -> None:
         state["cash"][other] += share
     base.log_event(
         state,
-        N_("Overflow reward: {amount} each to {seats}."),
+        N_("Overflow reward: ƒ{amount} each to {seats}."),
         seats=[base.seat_ref(s) for s in others],
         amount=share,
     )

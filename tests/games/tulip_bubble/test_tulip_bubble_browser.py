@@ -37,7 +37,8 @@ def pay_form(page: Any, method: str) -> Any:
 
 
 def number(text: str) -> int:
-    found = re.search(r"-?\d+", text)
+    """The amount in a text, with or without its unit and sign ("ƒ12", "12 盾", "−ƒ3")."""
+    found = re.search(r"-?\d+", text.replace("−", "-").replace("ƒ", ""))
     return int(found.group()) if found else 0
 
 
@@ -178,7 +179,7 @@ def test_one_person_and_two_bots_play_tulip_bubble_to_the_end_screen(
         assert rows.count() == 3
         for row in rows.all():
             cells = row.locator("td").all_inner_texts()
-            cash, debts, assets = (int(cell) for cell in cells[1:4])
+            cash, debts, assets = (number(cell) for cell in cells[1:4])
             assert assets == cash - debts
         assert page.locator("#r-status").inner_text().count("Game over") == 1
         assert page.locator("#r-g-auction .tb-headline").inner_text().strip()

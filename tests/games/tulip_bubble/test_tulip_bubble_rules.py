@@ -180,7 +180,7 @@ def test_selling_example_andy_sells_a_white_c1_to_the_market_for_5() -> None:
     assert state["cash"][ANDY] == 25
     assert state["rows"]["just_sold"] == ["white-C1-1"]
     assert state["hands"][ANDY] == []
-    assert texts(state)[-2:] == ["seat 0 sold White C1 to the market for 5.", "seat 0 is done selling."]
+    assert texts(state)[-2:] == ["seat 0 sold White C1 to the market for ƒ5.", "seat 0 is done selling."]
     assert ENGINE.to_act(state) == [BOB]  # an empty hand and no mortgage: nothing left to sell
 
 
@@ -399,10 +399,10 @@ def test_all_bidders_dropping_out_leaves_the_card_to_the_last_in_order_at_market
 def test_raising_needs_more_than_market_price_then_one_more_than_the_last_bid() -> None:
     """3-2-1: the first bid beats the market price; each further bid is at least 1 higher."""
     state = at_auction(table(levels=EXAMPLE_LEVELS, rows=BID_ROWS), "white-B1-1", [BOB, CHARLES])
-    with pytest.raises(IllegalAction, match="at least 8"):
+    with pytest.raises(IllegalAction, match="at least ƒ8"):
         play(state, (BOB, {"type": "raise", "amount": 7}))
     state = play(state, (BOB, {"type": "raise", "amount": "8"}))
-    with pytest.raises(IllegalAction, match="at least 9"):
+    with pytest.raises(IllegalAction, match="at least ƒ9"):
         play(state, (CHARLES, {"type": "raise", "amount": 8}))
     state = play(state, (CHARLES, {"type": "raise", "amount": 100}))  # a bid may exceed your cash
     state = play(state, (BOB, {"type": "drop"}))
@@ -447,7 +447,7 @@ def test_short_cash_forces_a_mortgage() -> None:
     assert legal == [
         {"type": "pay", "label": "Pay", "params": {"method": {"kind": "choice", "options": ["mortgage"]}}}
     ]
-    with pytest.raises(IllegalAction, match="You have only 11 guilders; a price of 12 needs a mortgage"):
+    with pytest.raises(IllegalAction, match="You have only ƒ11; a price of ƒ12 needs a mortgage"):
         play(state, (CHARLES, {"type": "pay", "method": "cash"}))
 
 

@@ -109,10 +109,10 @@ def test_a_seat_whose_tokens_all_lie_on_mortgages_is_told_to_redeem() -> None:
 def test_the_selling_turn_counts_the_hand_and_its_value() -> None:
     one = at_selling(table(levels=LEVELS, hands={ANDY: ["white-C1-1"]}))
     assert prompt(one, ANDY) == (
-        "Your selling turn: sell your 1 tulip (worth 5), sell to a collector or redeem, then end your turn."
+        "Your selling turn: sell your 1 tulip (worth ƒ5), sell to a collector or redeem, then end your turn."
     )
     three = at_selling(table(levels=LEVELS, hands={ANDY: ["white-C1-1", "red-B1-1", "yellow-A-1"]}))
-    assert "sell any of your 3 tulips (worth 30)" in prompt(three, ANDY)
+    assert "sell any of your 3 tulips (worth ƒ30)" in prompt(three, ANDY)
     assert prompt(three, DENNIS) == "Andy is selling tulips."
     mortgaged = at_selling(table(levels=LEVELS, mortgages={ANDY: [("yellow-A-1", 18)]}))
     assert (
@@ -123,24 +123,24 @@ def test_the_selling_turn_counts_the_hand_and_its_value() -> None:
 
 def test_the_auction_names_the_card_the_high_bid_and_the_minimum() -> None:
     state = at_auction(table(levels=LEVELS), "yellow-B1-1", [BOB, CHARLES, ANDY])  # yellow IV: B = 10
-    assert prompt(state, BOB) == "Auction for Yellow B1 (market price 10): bid at least 11 or drop out."
-    assert prompt(state, ANDY) == "Bob is bidding for Yellow B1 (no bid yet, market price 10)."
+    assert prompt(state, BOB) == "Auction for Yellow B1 (market price ƒ10): bid at least ƒ11 or drop out."
+    assert prompt(state, ANDY) == "Bob is bidding for Yellow B1 (no bid yet, market price ƒ10)."
     state = play(state, (BOB, {"type": "raise", "amount": 12}))
-    assert prompt(state, CHARLES) == "Auction for Yellow B1: Bob bid 12 — raise to at least 13 or drop out."
-    assert prompt(state, None) == "Charles is bidding for Yellow B1 (high bid 12 by Bob)."
+    assert prompt(state, CHARLES) == "Auction for Yellow B1: Bob bid ƒ12 — raise to at least ƒ13 or drop out."
+    assert prompt(state, None) == "Charles is bidding for Yellow B1 (high bid ƒ12 by Bob)."
 
 
 def test_payment_tells_the_winner_whether_cash_is_possible() -> None:
     state = at_auction(table(levels=LEVELS, cash={BOB: 5}), "yellow-B1-1", [BOB, CHARLES])
     won = play(state, (BOB, {"type": "raise", "amount": 11}), (CHARLES, {"type": "drop"}))
-    assert prompt(won, BOB) == "You buy Yellow B1 for 11: your cash is short, so mortgage it."
-    assert prompt(won, ANDY) == "Bob is paying 11 for Yellow B1, in cash or with a mortgage."
+    assert prompt(won, BOB) == "You buy Yellow B1 for ƒ11: your cash is short, so mortgage it."
+    assert prompt(won, ANDY) == "Bob is paying ƒ11 for Yellow B1, in cash or with a mortgage."
     rich = play(
         at_auction(table(levels=LEVELS), "yellow-B1-1", [BOB, CHARLES]),
         (BOB, {"type": "raise", "amount": 11}),
         (CHARLES, {"type": "drop"}),
     )
-    assert prompt(rich, BOB) == "You buy Yellow B1 for 11: pay in cash or mortgage it."
+    assert prompt(rich, BOB) == "You buy Yellow B1 for ƒ11: pay in cash or mortgage it."
 
 
 @pytest.mark.parametrize(
@@ -237,8 +237,8 @@ def test_irreversible_one_tap_actions_ask_to_confirm() -> None:
         table(levels=LEVELS, hands={ANDY: ["white-C1-1"]}, mortgages={ANDY: [("yellow-A-1", 18)]})
     )
     hand = region(page(selling, ANDY), "g-hand")
-    assert 'id="f-sell-white-C1-1"' in hand and 'data-confirm="Sell White C1 for 5?"' in hand
-    assert 'data-confirm="Sell the mortgaged Yellow A and receive 2?"' in hand
+    assert 'id="f-sell-white-C1-1"' in hand and 'data-confirm="Sell White C1 for ƒ5?"' in hand
+    assert 'data-confirm="Sell the mortgaged Yellow A and receive ƒ2?"' in hand
     assert 'id="f-redeem-yellow-A-1"' in hand
     auction = at_auction(table(levels=LEVELS), "yellow-B1-1", [BOB, CHARLES])
     panel = region(page(auction, BOB), "g-decision")
@@ -246,7 +246,7 @@ def test_irreversible_one_tap_actions_ask_to_confirm() -> None:
     assert 'id="f-raise-own"' in panel and '<label for="tb-own-amount">' in panel
     won = play(auction, (BOB, {"type": "raise", "amount": 11}), (CHARLES, {"type": "drop"}))
     panel = region(page(won, BOB), "g-decision")
-    assert 'data-confirm="Mortgage Yellow B1 at 11?"' in panel
+    assert 'data-confirm="Mortgage Yellow B1 at ƒ11?"' in panel
     assert re.search(r'id="f-pay-cash".*?<button type="submit" class="primary">', panel, re.S)
 
 
@@ -257,7 +257,7 @@ def test_placing_a_token_is_a_tap_on_the_tulip_itself() -> None:
     state = play(state, (ANDY, {"type": "place", "card": "red-B1-1"}))
     panel = region(page(state, ANDY), "g-decision")
     assert 'id="f-place-white-A-1"' in panel
-    assert "Place a purchase token on White A (market price 15)" in panel
+    assert "Place a purchase token on White A (market price ƒ15)" in panel
     assert 'id="f-place-red-B1-1"' not in panel  # already holds Andy's token
     assert "Red B1: your token is on it" in panel
 
@@ -280,7 +280,7 @@ def test_the_danger_cue_comes_when_the_next_market_card_may_be_the_burst() -> No
     hand = region(page(risky, ANDY), "g-hand")
     assert 'class="danger-cue" role="note"' in hand
     assert "a chance of 1 in 3" in plain(hand)
-    assert "your 2 tulips in hand, worth 25 now, will be worth nothing" in plain(hand)
+    assert "your 2 tulips in hand, worth ƒ25 now, will be worth nothing" in plain(hand)
     assert 'data-confirm="End your turn keeping 2 tulips?"' in hand
     certain = at_selling(late(table(levels=LEVELS, hands=hands, round_=9), 1))
     assert "The next market card is the Bubble Burst." in plain(page(certain, ANDY))
@@ -319,19 +319,19 @@ def test_the_burst_ending_tells_the_story_and_each_account() -> None:
     assert state["finished"] and state["end"]["reason"] == "burst"
     html = page(state, BOB)
     ending = plain(region(html, "g-auction"))
-    assert "The Bubble Burst came at the start of round 9: Dennis wins with assets of 113." in ending
+    assert "The Bubble Burst came at the start of round 9: Dennis wins with assets of ƒ113." in ending
     assert "2 tulips still in hand became worthless." in ending
     assert "Mortgages turned into 15 guilders of debts." in ending
-    assert "Your 2 tulips would have fetched 10 at market the round before." in plain(region(html, "g-hand"))
-    assert "Runner-up: Andy, 32 behind." in ending
+    assert "Your 2 tulips would have fetched ƒ10 at market the round before." in plain(region(html, "g-hand"))
+    assert "Runner-up: Andy, ƒ32 behind." in ending
     rows = re.findall(
-        r"<tr class=\"[^\"]*\">\s*<td>(\w+).*?</td>\s*<td class=\"num\">(\d+)</td>\s*"
-        r"<td class=\"num\">(\d+)</td>\s*<td class=\"num\"><strong>(-?\d+)</strong>",
+        r"<tr class=\"[^\"]*\">\s*<td>(\w+).*?</td>\s*<td class=\"num\">ƒ(\d+)</td>\s*"
+        r"<td class=\"num\">ƒ(\d+)</td>\s*<td class=\"num\"><strong>(−?ƒ\d+)</strong>",
         html,
         re.S,
     )
     assert [row[0] for row in rows] == ["Dennis", "Andy", "Charles", "Bob"]  # by assets
-    assert ("Charles", "90", "15", "75") in rows
+    assert ("Charles", "90", "15", "ƒ75") in rows
     assert 'class="tb-final-chart"' in html and html.count('class="tb-bar') >= 4
     assert "icon-trophy" in region(html, "g-auction")
     assert "Your 2 tulips" not in page(state, ANDY)  # only Bob knows what his hand was worth
@@ -364,3 +364,28 @@ def test_the_finished_page_reveals_no_other_hand() -> None:
     for viewer in (None, ANDY, CHARLES, DENNIS):
         assert page(final, viewer) == page(swapped, viewer)
     assert page(final, BOB) != page(swapped, BOB)
+
+
+def test_every_amount_carries_its_unit_in_each_language() -> None:
+    """Issue 20: money is ƒ12 in English and 12 盾 in Chinese (the zh-Hans rulebook: '市价为 7 盾'),
+    written once by the money helper, never twice ('12 盾 盾') nor bare beside a button."""
+    selling = at_selling(
+        table(levels=LEVELS, hands={ANDY: ["white-C1-1"]}, mortgages={ANDY: [("yellow-A-1", 18)]})
+    )
+    english = plain(region(page(selling, ANDY), "g-hand"))
+    assert "Sell for ƒ5" in english and "Redeem for ƒ18" in english and "Sell: receive ƒ2" in english
+    assert "recorded ƒ18, market price ƒ20" in english and "hand value ƒ5" in english
+    simplified = plain(region(page(selling, ANDY, "zh_Hans"), "g-hand"))
+    assert "以 5 盾卖出" in simplified and "支付 18 盾赎回" in simplified and "卖出：得到 2 盾" in simplified
+    traditional = plain(region(page(selling, ANDY, "zh_Hant"), "g-hand"))
+    assert "以 5 盾賣出" in traditional and "標示 18 盾，市價 20 盾" in traditional
+    auction = at_auction(table(levels=LEVELS), "yellow-B1-1", [BOB, CHARLES])
+    assert "Bid ƒ11" in plain(region(page(auction, BOB), "g-decision"))
+    assert "出价 11 盾" in plain(region(page(auction, BOB, "zh_Hans"), "g-decision"))
+    rng = random.Random(20)
+    state = ENGINE.setup(4, {}, 20)
+    while not state["finished"]:
+        for locale in ("zh_Hant", "zh_Hans"):
+            assert not re.search(r"盾\s*盾", plain(page(state, ENGINE.to_act(state)[0], locale)))
+        seat = ENGINE.to_act(state)[0]
+        state = ENGINE.apply(state, seat, base.random_bot_action(ENGINE, state, seat, rng))
