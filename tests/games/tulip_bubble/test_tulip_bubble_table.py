@@ -194,7 +194,7 @@ def test_the_decision_panel_holds_the_seats_controls_and_is_unique(game: list[St
     for state in game:
         for seat in range(state["players"]):
             html = page(state, seat)
-            decisions = html.count(' decision"')
+            decisions = len(re.findall(r'class="[^"]*(?<![-\w])decision(?![-\w])[^"]*"', html))
             if seat in ENGINE.to_act(state):
                 assert decisions == 1, state["phase"]
                 home = "g-hand" if state["phase"] == "selling" else "g-decision"
