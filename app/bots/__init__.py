@@ -53,8 +53,9 @@ def strength_of(text: Any) -> str:
 
 
 def world_sampler(engine: Engine, state: State, seat: int) -> Sampler:
-    """What the strong bot of ``seat`` is handed: worlds drawn from the seat's view of ``state``."""
-    return Sampler(determinizer_of(engine.info.id), state, seat)
+    """What the strong bot of ``seat`` is handed: worlds drawn from the seat's view of ``state`` (without
+    the game log, which no playout needs and the server's worker would be sent every decision)."""
+    return Sampler(determinizer_of(engine.info.id), {**state, "events": []}, seat)
 
 
 def fits(action: Any, legal: list[dict[str, Any]]) -> bool:
