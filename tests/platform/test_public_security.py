@@ -178,9 +178,9 @@ def test_a_room_page_shows_no_text_a_link_brings(client: TestClient) -> None:
     spoof = "Your seat was sold; send 100 USD to evil.example to get it back."
     page = client.get(f"/r/{code}", params={"error": spoof})
     assert page.status_code == 200 and "evil.example" not in page.text and 'class="flash"' not in page.text
-    key = message_key("A bid must be at least {amount}.")
+    key = message_key("A bid must be at least ƒ{amount}.")
     page = client.get(f"/r/{code}", params={"error": key, "e.amount": spoof})
-    assert "A bid must be at least …." in page.text and "evil.example" not in page.text
+    assert "A bid must be at least ƒ…." in page.text and "evil.example" not in page.text
 
 
 def test_a_refused_form_redirects_with_a_message_key_the_page_translates(client: TestClient) -> None:
