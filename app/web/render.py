@@ -163,7 +163,9 @@ class Table:
     code: str
     game: str
     status: str
-    players: list[dict[str, Any]]  # {seat, name, is_bot, connected, is_you, is_host, bot_controlled}
+    # {seat, name, is_bot, connected, is_host, bot_controlled, ...}: the same for every viewer (the
+    # viewer's own entry is the context's ``me``)
+    players: list[dict[str, Any]]
     to_act: list[int]
     result: dict[str, Any] | None
     next_code: str | None
@@ -241,6 +243,11 @@ def seat_context(
     if table.status != "playing":
         legal = []
     names = tuple(player["name"] for player in table.players)
+    me = (
+        next((player for player in table.players if player["seat"] == seat), None)
+        if seat is not None
+        else None
+    )
 
     def t(text: str, params: dict[str, Any] | None = None) -> str:
         return format_message(locale, text, params or {}, table.name_of, package_of(engine.info.id))
@@ -252,7 +259,11 @@ def seat_context(
         "legal_types": {template["type"] for template in legal},
         "version": form_version,
         "players": table.players,
-        "table": table,
+        # Every viewer's regions read the same table; what is the viewer's own is in ``me`` (its
+        # player entry, None for spectators) and ``timed_out``, so a region that reads only the
+        # table and what ``me`` holds the same way is shared between the seats (``RegionCache``).
+        "table": spectators_table(table),
+        "me": me,
         "info": engine.info,
         "name": table.name_of,
         "names": lambda seats: join_list(locale, (table.name_of(number) for number in seats)),
@@ -322,53 +333,64 @@ _TRUTH = object()  # a read of whether a dict is empty
 _A_DICT = object()  # a read of whether a value is a dict (``x is none`` reads nothing else)
 
 
+RECORDED = ("view", "me")  # the context's dicts whose reads are noted path by path (``_RecordedView``)
+
+
 class _RecordedView(dict[str, Any]):
-    """A view (or a dict inside it) that notes the paths a template reads.
+    """A view (or ``me``, or a dict inside either) that notes the paths a template reads.
 
     Reading a key that holds a dict gives that dict recorded in turn, so ``view.auction.auctioneer``
     depends on the auctioneer alone, not on the whole auction; any other value (a list, a number) is
     a read of that value as a whole. Walking, sizing or comparing a dict is a read of all of it.
+    Reads are noted as (the context name it hangs from, its path).
     """
 
-    __slots__ = ("_bourse_reads", "_bourse_path")
+    __slots__ = ("_bourse_reads", "_bourse_path", "_bourse_root")
 
-    def __init__(self, data: dict[str, Any], reads: set[tuple[str, Any]], path: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        reads: set[tuple[str, Any]],
+        path: tuple[Any, ...] = (),
+        root: str = "view",
+    ) -> None:
         super().__init__(data)
         self._bourse_reads = reads
         self._bourse_path = path
+        self._bourse_root = root
 
     def _read(self, key: Any, value: Any) -> Any:
         path = (*self._bourse_path, key)
         if type(value) is dict:
-            self._bourse_reads.add(("view", (*path, _A_DICT)))
-            return _RecordedView(value, self._bourse_reads, path)
-        self._bourse_reads.add(("view", path))
+            self._bourse_reads.add((self._bourse_root, (*path, _A_DICT)))
+            return _RecordedView(value, self._bourse_reads, path, self._bourse_root)
+        self._bourse_reads.add((self._bourse_root, path))
         return value
 
     def __getitem__(self, key: str) -> Any:
         try:
             value = super().__getitem__(key)
         except KeyError:
-            self._bourse_reads.add(("view", (*self._bourse_path, key)))
+            self._bourse_reads.add((self._bourse_root, (*self._bourse_path, key)))
             raise
         return self._read(key, value)
 
     def get(self, key: str, default: Any = None) -> Any:
         if super().__contains__(key):
             return self._read(key, super().__getitem__(key))
-        self._bourse_reads.add(("view", (*self._bourse_path, key)))
+        self._bourse_reads.add((self._bourse_root, (*self._bourse_path, key)))
         return default
 
     def __contains__(self, key: object) -> bool:
-        self._bourse_reads.add(("view", (*self._bourse_path, key)))
+        self._bourse_reads.add((self._bourse_root, (*self._bourse_path, key)))
         return super().__contains__(key)
 
     def __bool__(self) -> bool:
-        self._bourse_reads.add(("view", (*self._bourse_path, _TRUTH)))
+        self._bourse_reads.add((self._bourse_root, (*self._bourse_path, _TRUTH)))
         return super().__len__() > 0
 
     def _whole(self) -> None:
-        self._bourse_reads.add(("view", (*self._bourse_path, _WHOLE)))
+        self._bourse_reads.add((self._bourse_root, (*self._bourse_path, _WHOLE)))
 
     def __iter__(self) -> Any:
         self._whole()
@@ -409,8 +431,8 @@ class _RecordedView(dict[str, Any]):
 def _input(read: tuple[str, Any], context: SeatContext) -> Any:
     """The value behind one recorded read, for this viewer."""
     kind, key = read
-    if kind == "view":
-        value: Any = context.view
+    if kind != "name":  # a path in one of the RECORDED dicts
+        value: Any = context.view if kind == "view" else context.values[kind]
         for step in key:
             if step is _WHOLE:
                 return value
@@ -422,8 +444,8 @@ def _input(read: tuple[str, Any], context: SeatContext) -> Any:
                 return _MISSING
             value = value[step]
         return value
-    if key == "view":
-        return context.values["view"] is None
+    if key in RECORDED:  # the name alone: whether there is one (what it holds is read by path)
+        return context.values[key] is None
     if key in context.tokens:
         return context.tokens[key]
     return context.values.get(key, _MISSING)
@@ -481,9 +503,11 @@ class RegionCache:
                     entry.used = self._generation
                     return entry.html
         reads: set[tuple[str, Any]] = set()
+        me = context.values.get("me")
         values = {
             **context.values,
             "view": _RecordedView(context.view, reads) if context.values["view"] is not None else None,
+            "me": _RecordedView(me, reads, root="me") if me is not None else None,
             READS: reads,
         }
         html = env.get_template(template).render(values)

@@ -140,6 +140,9 @@ def view(state: State, seat: int | None) -> View:
         "deck_count": len(state["deck"]),
         "bank": dict(state["bank"]),
         "seats": seats,
+        # The viewer's own entry of ``seats`` (None for spectators): what its private regions read,
+        # so they need not name the seat (a status naming it could not be shared between seats).
+        "you": seats[seat] if seat is not None and 0 <= seat < n else None,
         "to_act": list(waiting),
         "my_choice": own_choice,
         "bargain": _bargain(state, seat),

@@ -86,6 +86,8 @@ def _current_auction(state: State, seat: int | None) -> dict[str, Any] | None:
         "bidders": list(auction["bidders"]),
         "submitted": list(auction["submitted"]),
         "waiting_for": [s for s in auction["bidders"] if s not in auction["submitted"]],
+        "you_submitted": seat is not None
+        and seat in auction["submitted"],  # so a status need not name the seat
         "ties": auction["ties"],
         "rebid": auction["ties"] > 0,
         "your_bid": auction["bids"][seat] if own else None,

@@ -50,6 +50,7 @@ def view(state: State, seat: int | None) -> View:
     players = state["players"]
     mine = seat if isinstance(seat, int) and 0 <= seat < players else None
     finished = state["finished"]
+    seats = [_player_view(state, other, mine, finished) for other in range(players)]
     return {
         "game": state["game"],
         "options": dict(state["options"]),
@@ -99,12 +100,14 @@ def view(state: State, seat: int | None) -> View:
             {"id": card, "name": MARKET_CARD_NAMES[card]} for card in state["market_discard"]
         ],
         "burst_next": _burst_next(state),
-        "players": [_player_view(state, other, mine, finished) for other in range(players)],
+        "players": seats,
         "history": [dict(entry) for entry in state["history"]],
         "placement": _placement_view(state),
         "auction": _auction_view(state),
         "payment": _payment_view(state, mine),
-        "you": _own_view(state, mine) if mine is not None else None,
+        # ``player``: the seat's own entry of ``players``, what its private regions read of the
+        # table (so they are not drawn again when another seat's tokens or mortgages change)
+        "you": {**_own_view(state, mine), "player": seats[mine]} if mine is not None else None,
         "end": _end_view(state) if finished and state["end"] else None,
         "events": base.visible_events(state, seat),
     }

@@ -210,6 +210,9 @@ def view(state: State, seat: int | None) -> View:
         "reserve_count": len(state["reserve"]),
         "buyers_removed": state["buyers_removed"],
         "seats": seats,
+        # The viewer's own entry of ``seats`` (None for spectators): what a seat's private regions
+        # read of it, so they are not drawn again when another seat's cash or tulips change.
+        "you": seats[seat] if seat is not None and is_player else None,
         "sold_colour": state["sold_colour"],
         "last_sale": _last_sale(state),
         "quiet_turns": state["quiet_turns"],

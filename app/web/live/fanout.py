@@ -153,7 +153,6 @@ def make_table(
                 "away": s.seat in away,
                 "deadline": s.deadline,  # epoch ms: the page counts down to it (a template never reads "now")
                 "bot_turns": s.bot_turns,
-                "is_you": s.seat == seat,
             }
             for s in snapshot.seats
         ],
@@ -195,7 +194,8 @@ class Viewer:
             self.table,
             locale,
             legal=snapshot.legal(seat),
-            form_version=info.legal_version if info is not None else snapshot.version,
+            # a spectator has no forms: a version of its own would draw its regions again every move
+            form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
         )
         self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache, public)
         self._events: str | None = None
