@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -135,8 +135,15 @@ def make_table(
     away: frozenset[int] = frozenset(),
     match: Any = None,
 ) -> Table:
+    """The table as ``seat`` has it (``room_table`` and the seat's own part)."""
+    return seat_table(room_table(snapshot, connected, away, match), snapshot, seat)
+
+
+def room_table(
+    snapshot: RoomSnapshot, connected: frozenset[int], away: frozenset[int] = frozenset(), match: Any = None
+) -> Table:
+    """The table every viewer of the room shares at this version and presence (made once for them)."""
     result = snapshot.result
-    mine = snapshot.seat(seat)
     return Table(
         code=snapshot.code,
         game=snapshot.game,
@@ -161,10 +168,16 @@ def make_table(
         next_code=snapshot.next_code,
         capacity=snapshot.players,
         match=match,
-        timed_out=timed_out_move(snapshot.recent_events, seat, mine.timeouts) if mine is not None else None,
         clock=snapshot.clock,
         clock_paused_at=snapshot.clock_paused_at,
     )
+
+
+def seat_table(table: Table, snapshot: RoomSnapshot, seat: int | None) -> Table:
+    """``table`` with what is the seat's own (its timed-out move); the same object when it has none."""
+    mine = snapshot.seat(seat)
+    timed_out = timed_out_move(snapshot.recent_events, seat, mine.timeouts) if mine is not None else None
+    return table if timed_out is None else replace(table, timed_out=timed_out)
 
 
 class Viewer:
@@ -179,13 +192,17 @@ class Viewer:
         connected: frozenset[int],
         away: frozenset[int] = frozenset(),
         public: Mapping[str, str] | None = None,
+        shared: Table | None = None,
     ) -> None:
+        """``shared``: the room's table at this version and presence, if made already (``room_table``)."""
         self.room = room
         self.snapshot = snapshot
         self.seat = seat
         self.locale = locale
-        match = room.match_of(snapshot) if room.match_of is not None else None
-        self.table = make_table(snapshot, seat, connected, away, match)
+        if shared is None:
+            match = room.match_of(snapshot) if room.match_of is not None else None
+            shared = room_table(snapshot, connected, away, match)
+        self.table = seat_table(shared, snapshot, seat)
         info = snapshot.seat(seat)
         context = seat_context(
             snapshot.engine,
@@ -238,6 +255,7 @@ class RoomLive:
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
     # locale -> (the snapshot, its public regions), for the same version and presence as ``viewers``
     public: dict[str, tuple[RoomSnapshot, dict[str, str]]] = field(default_factory=dict)
+    table: tuple[RoomSnapshot, Table] | None = None  # the shared table (``room_table``) of that snapshot
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
 
@@ -255,14 +273,28 @@ class RoomLive:
         """The viewer for this version and presence, made once and shared by its tabs."""
         key = (snapshot.version, connected, away)
         if self.viewers_key != key:
-            self.viewers, self.public, self.viewers_key = {}, {}, key
+            self.viewers, self.public, self.table, self.viewers_key = {}, {}, None, key
         viewer = self.viewers.get((seat, locale))
         if viewer is None or viewer.snapshot is not snapshot:
             public = self.public_regions(snapshot, locale, connected, away)
             viewer = self.viewers[(seat, locale)] = Viewer(
-                self, snapshot, seat, locale, connected, away, public
+                self,
+                snapshot,
+                seat,
+                locale,
+                connected,
+                away,
+                public,
+                self.shared_table(snapshot, connected, away),
             )
         return viewer
+
+    def shared_table(self, snapshot: RoomSnapshot, connected: frozenset[int], away: frozenset[int]) -> Table:
+        """The table every viewer shares at this version and presence: made once, not once per viewer."""
+        if self.table is None or self.table[0] is not snapshot:
+            match = self.match_of(snapshot) if self.match_of is not None else None
+            self.table = (snapshot, room_table(snapshot, connected, away, match))
+        return self.table[1]
 
     def public_regions(
         self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
@@ -272,8 +304,7 @@ class RoomLive:
         made = self.public.get(locale)
         if made is not None and made[0] is snapshot:
             return made[1]
-        match = self.match_of(snapshot) if self.match_of is not None else None
-        table = make_table(snapshot, None, connected, away, match)
+        table = self.shared_table(snapshot, connected, away)
         spectators = seat_context(
             snapshot.engine, snapshot.core, None, table, locale, legal=[], form_version=PUBLIC_FORM_VERSION
         )
