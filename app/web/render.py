@@ -725,7 +725,6 @@ def render_seat_html(
                 "name": naming(number),
                 "is_bot": False,
                 "connected": True,
-                "is_you": number == seat,
                 "is_host": number == 0,
                 "bot_controlled": False,
             }
