@@ -21,7 +21,9 @@ COPY app ./app
 RUN python scripts/lib/compile_catalogues.py /build && find app -name '*.po' -delete
 
 FROM ${PYTHON_IMAGE}
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
+# MALLOC_ARENA_MAX=2: glibc gives each worker thread (renders run in a pool of them) an arena of its own,
+# and the regions' HTML freed there fragments them; two arenas kept RSS ~10% lower (BENCHMARKS.md, issue 18).
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 PORT=8000 \
     BOURSE_DATABASE_URL=sqlite:////data/bourse.db
 WORKDIR /app

@@ -169,6 +169,8 @@ class Server:
             "BOURSE_RATE_CONNECT": "off",
             "BOURSE_MAX_SOCKETS_PER_CLIENT": "0",
             "BOURSE_MAX_SOCKETS_PER_ROOM": "0",
+            # two malloc arenas, as scripts/run and the Dockerfile start it
+            "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"),
             **(env or {}),
         }
         # The log goes to a pipe, not a file, so the server's write_bytes count only the database.
