@@ -106,10 +106,15 @@ def load(part: Part, locale: str) -> Catalog:
 def missing(part: Part, locale: str) -> list[str]:
     catalog = load(part, locale)
     gaps = []
-    for (msgid, context), _message in extract(part).items():
+    for (msgid, context), message in extract(part).items():
         entry = catalog.get(msgid, context=context)
         if entry is None or not entry.string or (isinstance(entry.string, tuple) and not all(entry.string)):
             gaps.append(msgid)
+        elif isinstance(message, tuple) != entry.pluralizable:
+            # gettext() never finds a plural entry, nor ngettext() a singular one: the reader gets English
+            gaps.append(
+                f"{msgid} (the code asks for {'plural forms' if isinstance(message, tuple) else 'one form'})"
+            )
     return gaps
 
 

@@ -62,6 +62,29 @@ def test_the_extractor_fails_on_a_template_it_cannot_read(tmp_path: Path) -> Non
         extract(Part("broken", (broken,), tmp_path))
 
 
+def test_a_message_asked_in_one_form_is_not_taken_for_a_plural_entry(tmp_path: Path) -> None:
+    """gettext() never finds an entry kept with plural forms (nor ngettext() a single one): Tulip
+    Bubble's ending headline read in English on Chinese pages that way, and the check said nothing."""
+    template = tmp_path / "ending.html"
+    template.write_text('{{ _("Ann wins.") }}{{ ngettext("%(num)s tulip", "%(num)s tulips", 2) }}')
+    (tmp_path / "zh_Hant.po").write_text(
+        'msgid "Ann wins."\nmsgid_plural "Ann and Bob win."\nmsgstr[0] "安妮獲勝。"\n\n'
+        'msgid "%(num)s tulip"\nmsgstr "%(num)s 張鬱金香"\n',
+        encoding="utf-8",
+    )
+    gaps = missing(Part("ending", (template,), tmp_path), "zh_Hant")
+    assert gaps == [
+        "Ann wins. (the code asks for one form)",
+        "%(num)s tulip (the code asks for plural forms)",
+    ]
+
+
+def test_tulip_bubble_ending_headline_reads_in_chinese() -> None:
+    catalogue = translations("zh_Hant", "tulip_bubble")
+    headline = "%(names)s bought the black tulip in round %(round)s with %(cash)s guilders and wins."
+    assert catalogue.gettext(headline) != headline
+
+
 @pytest.mark.parametrize("locale", TRANSLATED_LOCALES)
 def test_no_game_catalogue_changes_a_platform_word(locale: str) -> None:
     """A game's catalogue overlays the platform's on its pages: a msgid both hold must read the
