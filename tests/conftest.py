@@ -28,7 +28,7 @@ from app.migrate import upgrade_to_head  # noqa: E402
 from app.rooms import RoomService  # noqa: E402
 from tests.platform.toy_game import TOY  # noqa: E402
 from tests.scale.services import ServiceUrls, fresh_database, running_services, stop_services  # noqa: E402
-from tests.support import ROOT, free_port, start_server  # noqa: E402
+from tests.support import ROOT, served  # noqa: E402
 
 DATABASES = ("sqlite", "postgresql")
 
@@ -113,13 +113,8 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    folder = tmp_path_factory.mktemp("browser")
-    with (folder / "server.log").open("wb") as log:
-        process = start_server(folder / "bourse.db", port, bot_delay=0.05, log=log)
-        yield f"http://127.0.0.1:{port}"
-        process.terminate()
-        process.wait(timeout=10)
+    with served(tmp_path_factory.mktemp("browser")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

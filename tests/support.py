@@ -7,6 +7,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -51,3 +53,17 @@ def start_server(
             time.sleep(0.2)
     process.kill()
     raise RuntimeError("the server did not start")
+
+
+@contextmanager
+def served(folder: Path, bot_delay: float = 0.05, settings: dict[str, str] | None = None) -> Iterator[str]:
+    """A server of its own on a free loopback port (its address), with its database ``bourse.db`` and
+    its output ``server.log`` in ``folder``; stopped when the block ends."""
+    port = free_port()
+    with (folder / "server.log").open("wb") as log:
+        process = start_server(folder / "bourse.db", port, bot_delay=bot_delay, log=log, settings=settings)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.browser.helpers import wait_live
-from tests.support import free_port, start_server
+from tests.support import served
 
 pytestmark = pytest.mark.browser
 
@@ -24,19 +24,9 @@ CLOCK = 4  # seconds: the short preset this server offers
 def clock_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server whose shortest clock preset is a few seconds, checked often (the shared server
     keeps the real presets)."""
-    folder = tmp_path_factory.mktemp("groups")
-    port = free_port()
-    with (folder / "server.log").open("wb") as log:
-        process = start_server(
-            folder / "bourse.db",
-            port,
-            bot_delay=0.05,
-            log=log,
-            settings={"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2"},
-        )
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=10)
+    settings = {"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2"}
+    with served(tmp_path_factory.mktemp("groups"), settings=settings) as url:
+        yield url
 
 
 def seconds_shown(page: Any) -> int:

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.browser.helpers import page_width_overflow, wait_live
 from tests.push_service import PushService, unb64url
-from tests.support import free_port, start_server
+from tests.support import served
 
 pytestmark = pytest.mark.browser
 
@@ -77,18 +77,8 @@ def push_server(
 ) -> Iterator[tuple[str, Path]]:
     """The server (its address and database file), posting pushes to the loopback push service only."""
     folder = tmp_path_factory.mktemp("push")
-    port = free_port()
-    with (folder / "server.log").open("wb") as log:
-        process = start_server(
-            folder / "bourse.db",
-            port,
-            bot_delay=0.05,
-            log=log,
-            settings={"BOURSE_PUSH_SERVICES": push_service.origin},
-        )
-    yield f"http://127.0.0.1:{port}", folder / "bourse.db"
-    process.terminate()
-    process.wait(timeout=10)
+    with served(folder, settings={"BOURSE_PUSH_SERVICES": push_service.origin}) as url:
+        yield url, folder / "bourse.db"
 
 
 def poll(page: Any, script: str, timeout: float = 10.0) -> Any:

@@ -15,7 +15,7 @@ import pytest
 
 from app.games.base import random_legal_action
 from tests.browser.helpers import wait_live
-from tests.support import free_port, start_server
+from tests.support import served
 
 pytestmark = pytest.mark.browser
 
@@ -26,23 +26,9 @@ PHONE = {"width": 360, "height": 780}
 @pytest.fixture(scope="module")
 def turn_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server with a clock of a few seconds, checked often, and seats away after a second offline."""
-    folder = tmp_path_factory.mktemp("turns")
-    port = free_port()
-    with (folder / "server.log").open("wb") as log:
-        process = start_server(
-            folder / "bourse.db",
-            port,
-            bot_delay=0.05,
-            log=log,
-            settings={
-                "BOURSE_CLOCK_PRESETS": f"{CLOCK},600",
-                "BOURSE_CLOCK_TICK": "0.2",
-                "BOURSE_AWAY_GRACE": "1",
-            },
-        )
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=10)
+    settings = {"BOURSE_CLOCK_PRESETS": f"{CLOCK},600", "BOURSE_CLOCK_TICK": "0.2", "BOURSE_AWAY_GRACE": "1"}
+    with served(tmp_path_factory.mktemp("turns"), settings=settings) as url:
+        yield url
 
 
 def _seated(browser: Any, server: str, code: str, token: str) -> tuple[Any, Any]:

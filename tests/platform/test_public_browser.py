@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.browser.helpers import create_room, wait_live
-from tests.support import free_port, start_server
+from tests.support import served
 
 pytestmark = pytest.mark.browser
 
@@ -18,15 +18,8 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def logged_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A server of its own, so the test can read its access log."""
-    port = free_port()
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log:
-        process = start_server(tmp_path / "bourse.db", port, bot_delay=0.05, log=log)
-        try:
-            yield f"http://127.0.0.1:{port}", log_path
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    with served(tmp_path) as url:
+        yield url, tmp_path / "server.log"
 
 
 def policy_breaches(messages: list[str]) -> list[str]:
