@@ -170,7 +170,7 @@ def bargain(pages: dict[str, Any], deadline: float, artifacts: Path) -> None:
     second = next(name for name in pages if name != first)
     for page in pages.values():
         bargain_panel = page.locator("#r-g-bargain .bs-bargain")
-        assert f"Bargaining for {BARGAIN_CARD}" in bargain_panel.inner_text()
+        assert f"Bargaining for card {BARGAIN_CARD}" in bargain_panel.inner_text()
         assert f"{first} makes the first offer" in bargain_panel.inner_text()
     before = gems_of(pages[first], first)
     assert before == gems_of(pages[second], first)
@@ -253,10 +253,11 @@ def play_to_the_end(pages: dict[str, Any], rng: random.Random, deadline: float) 
 
 
 def final_scores(page: Any) -> dict[str, int]:
-    """Name -> points from the legend under the score chart ("1 · Ann: 37")."""
+    """Name -> points from the legend under the score chart ("Ann: 37": the seat's number beside it is
+    drawn by the stylesheet, not read as text)."""
     scores = {}
     for item in page.locator("#r-g-summary .bs-legend li").all_inner_texts():
-        found = re.fullmatch(r"\s*\d+ · (.+): (\d+)\s*", item)
+        found = re.fullmatch(r"\s*(.+): (\d+)\s*", item)
         assert found, f"unreadable legend entry {item!r}"
         scores[found.group(1)] = int(found.group(2))
     return scores
