@@ -76,21 +76,24 @@ def test_choosing_names_the_secret_choice_and_how_many_have_chosen() -> None:
 def test_bargaining_names_the_offer_to_answer_and_whom_the_table_waits_for() -> None:
     state = bargain_table()
     assert text(prompt(state, 1)) == "Make the first offer to Ann for B: at least one gem."
-    assert prompt(state, 0) == "Bargaining for B: waiting for Bob to make the first offer."
+    assert prompt(state, 0) == "Bargaining for card B: waiting for Bob to make the first offer."
     assert prompt(state, 2) == prompt(state, None) == "Bob is making the first offer to Ann for B."
     state = ENGINE.apply(state, 1, {"type": "offer", "gems": gems(yellow=1)})
-    assert text(prompt(state, 0)) == "Bargaining for B: accept Y yellow 1 from Bob or raise the offer."
+    assert text(prompt(state, 0)) == "Bargaining for card B: accept Y yellow 1 from Bob or raise the offer."
     assert text(prompt(state, 1)) == (
-        "Bargaining for B: waiting for Ann to accept your offer of Y yellow 1 or raise it."
+        "Bargaining for card B: waiting for Ann to accept your offer of Y yellow 1 or raise it."
     )
     assert text(prompt(state, None)) == (
         "Ann is deciding whether to accept Bob's offer of Y yellow 1 for B or raise it."
     )
     state = ENGINE.apply(state, 0, {"type": "offer", "gems": gems(red=2, blue=1)})
-    assert text(prompt(state, 1)) == "Bargaining for B: accept R red 2 B blue 1 from Ann or raise the offer."
+    assert (
+        text(prompt(state, 1))
+        == "Bargaining for card B: accept R red 2 B blue 1 from Ann or raise the offer."
+    )
     state = ENGINE.apply(state, 1, {"type": "offer", "gems": gems(red=3, yellow=1)})
     assert text(prompt(state, 0)) == (
-        "Bargaining for B: accept R red 3 Y yellow 1 from Bob; your gems cannot beat it."
+        "Bargaining for card B: accept R red 3 Y yellow 1 from Bob; your gems cannot beat it."
     )
 
 
