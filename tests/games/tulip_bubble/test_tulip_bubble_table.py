@@ -389,3 +389,17 @@ def test_every_amount_carries_its_unit_in_each_language() -> None:
             assert not re.search(r"盾\s*盾", plain(page(state, ENGINE.to_act(state)[0], locale)))
         seat = ENGINE.to_act(state)[0]
         state = ENGINE.apply(state, seat, base.random_bot_action(ENGINE, state, seat, rng))
+
+
+def test_every_card_chip_names_its_tulip_and_price_in_a_tooltip(game: list[State]) -> None:
+    """Issue 20: a piece with a name or a value has a tooltip (a tap shows it on a phone). A card's chip
+    shows only its letter and variety; the colours' chips spell their names and prices out."""
+    chips_seen = 0
+    for state in game:
+        for seat in (None, 0):
+            for attributes in re.findall(
+                r'<span class="tb-chip tb-\w+"([^>]*)><b>[^<]*</b> [A-C]\d', page(state, seat, "zh_Hant")
+            ):
+                chips_seen += 1
+                assert re.fullmatch(r' title="[^"]+ · \d[\d,]* 盾"', attributes), attributes
+    assert chips_seen
