@@ -23,6 +23,7 @@ from app.rooms.writer import RoomWriter, Turn
 log = logging.getLogger(__name__)
 
 ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
+BOT_DECISION_TRIES = 3  # a bot decides again when the room moved while it thought
 
 
 def strong_worlds(room: RoomSnapshot, seat: int, strength: str) -> Sampler | None:
@@ -146,37 +147,49 @@ class Turns:
         return [row.code for row in rows]
 
     def bot_step(self, code: str) -> bool:
-        """Let one bot seat that the game waits for act. Returns whether a bot acted."""
-        if bot_to_act(self.writer.load(code)) is None:
-            return False  # known without taking the write lock
-        with self.writer.acting(code) as turn:
-            room = turn.room
-            seat = bot_to_act(room)
-            if seat is None or room.core is None:
+        """Let one bot seat that the game waits for act. Returns whether a bot acted.
+
+        The bot decides before the write transaction opens: a strong bot searches for up to its
+        budget, and on SQLite an open write transaction holds back every room's writes. Its move is
+        applied only if the room has not moved meanwhile; otherwise it decides again on the new table
+        (the same seeded decision it would have made inside the transaction)."""
+        for _ in range(BOT_DECISION_TRIES):
+            snapshot = self.writer.load(code)
+            seat = bot_to_act(snapshot)
+            if seat is None or snapshot.core is None:
                 return False
-            rng = random.Random(f"{room.seed}/bot/{room.version}/{seat}")
-            strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # a person's seat: normal
-            view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
-            samples = strong_worlds(room, seat, strength)
-            action = safe_decision(
-                room.engine,
-                view,
-                seat,
-                room.legal(seat),
-                rng,
-                strength,
-                self.bot_budget,
-                samples,
-                search=self.strong_search,
-            )
-            try:
-                turn.apply(seat, action)
-            except Unprocessable:
-                log.exception(
-                    "bot of %s in room %s chose an illegal action; playing at random", room.game, code
-                )
-                turn.apply(seat, random_bot_action(room.engine, room.core, seat, rng))
-        return True
+            rng = random.Random(f"{snapshot.seed}/bot/{snapshot.version}/{seat}")
+            action = self._bot_decision(snapshot, seat, rng)
+            with self.writer.acting(code) as turn:
+                room = turn.room
+                if room.version != snapshot.version or room.core is None:
+                    continue  # someone moved while the bot thought
+                try:
+                    turn.apply(seat, action)
+                except Unprocessable:
+                    log.exception(
+                        "bot of %s in room %s chose an illegal action; playing at random", room.game, code
+                    )
+                    turn.apply(seat, random_bot_action(room.engine, room.core, seat, rng))
+                return True
+        return False  # the room kept moving: its next move asks the bots again
+
+    def _bot_decision(self, room: RoomSnapshot, seat: int, rng: random.Random) -> dict[str, Any]:
+        """What the seat's bot (or its level, for a person's seat) does, from the seat's view only."""
+        assert room.core is not None
+        strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # a person's seat: normal
+        view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
+        return safe_decision(
+            room.engine,
+            view,
+            seat,
+            room.legal(seat),
+            rng,
+            strength,
+            self.bot_budget,
+            strong_worlds(room, seat, strength),
+            search=self.strong_search,
+        )
 
     def due_deadlines(self, now: int | None = None) -> list[tuple[str, int, int]]:
         """(room, seat, legal version) of each playing seat whose clock has run out (by ``now``, epoch
@@ -217,21 +230,8 @@ class Turns:
             ):
                 return None
             rng = random.Random(f"{room.seed}/timeout/{room.version}/{seat}")
-            strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # as the seat's bot would play
-            view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
+            action = self._bot_decision(room, seat, rng)  # as the seat's bot would play
             try:
-                samples = strong_worlds(room, seat, strength)
-                action = safe_decision(
-                    room.engine,
-                    view,
-                    seat,
-                    room.legal(seat),
-                    rng,
-                    strength,
-                    self.bot_budget,
-                    samples,
-                    search=self.strong_search,
-                )
                 after = turn.apply(seat, action, timed_out=True, away=away)
             except Unprocessable:
                 log.exception(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
 
+from app.bots.search import strong_action
 from app.db import Database
 from app.games.base import Budget
 from app.migrate import upgrade_to_head
@@ -202,6 +204,51 @@ def test_a_room_of_strong_bots_plays_searched_moves(service: RoomService) -> Non
     snapshot = service.load(code)
     assert len(service.records.action_log(code)) == 8
     assert service.records.replay(code) == snapshot.state
+
+
+def test_a_strong_bot_thinks_outside_the_write_transaction(service: RoomService) -> None:
+    """A search takes up to its budget; on SQLite an open write transaction would hold back every
+    other room's writes (and so every other table's moves) for that long."""
+    code, _, _ = service.seats.create_room("qe", 3, {}, None)
+    service.seats.add_bot(code, None, fill=True, strength="strong")
+    service.seats.start(code, None)
+    other, _, _ = service.seats.create_room("qe", 3, {}, None)
+    service.turns.bot_budget = Budget(seconds=0.5, iterations=2)
+    meanwhile: list[bool] = []
+
+    def search(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        writer = threading.Thread(target=service.seats.add_bot, args=(other, None))  # another room's write
+        writer.start()
+        writer.join(timeout=0.3)
+        meanwhile.append(not writer.is_alive())
+        writer.join()
+        return strong_action(*args, **kwargs)
+
+    service.turns.strong_search = search
+    assert service.turns.bot_step(code)
+    assert meanwhile == [True]
+    assert len(service.load(other).seats) == 1
+
+
+def test_a_bot_decides_again_when_the_room_moved_while_it_thought(service: RoomService) -> None:
+    code, _, _ = service.seats.create_room("qe", 3, {}, None)
+    service.seats.add_bot(code, None, fill=True, strength="strong")
+    service.seats.start(code, None)
+    service.turns.bot_budget = Budget(seconds=0.5, iterations=2)
+    searched_at: list[int] = []
+
+    def search(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        searched_at.append(service.load(code).version)
+        if len(searched_at) == 1:
+            assert service.turns.bot_step(code)  # another bot's move lands while this one thinks
+        return strong_action(*args, **kwargs)
+
+    service.turns.strong_search = search
+    start = service.load(code).version
+    assert service.turns.bot_step(code)
+    assert searched_at == [start, start, start + 1]  # the first decision was made again on the new table
+    assert len(service.records.action_log(code)) == 2
+    assert service.records.replay(code) == service.load(code).state
 
 
 def test_bots_play_their_seats_until_humans_must_move(service: RoomService, toy_game: str) -> None:
