@@ -32,7 +32,7 @@ from app.games.base import (
     Result,
     State,
     View,
-    random_legal_action,
+    random_bot_action,
     sample_domain,
     view_without_log,
 )
@@ -158,20 +158,8 @@ def playout(engine: Engine, state: State, rng: random.Random, deadline: float = 
             )
             state = engine.apply(state, actor, action)
         except Exception:  # a bot's bug or a refused move costs the move, as in safe_decision
-            state = engine.apply(state, actor, random_legal_action_accepted(engine, state, actor, rng))
+            state = engine.apply(state, actor, random_bot_action(engine, state, actor, rng))
     return state
-
-
-def random_legal_action_accepted(engine: Engine, state: State, seat: int, rng: random.Random) -> Action:
-    legal = engine.legal_actions(state, seat)
-    for _ in range(200):
-        action = random_legal_action(legal, rng)
-        try:
-            engine.apply(state, seat, action)
-        except IllegalAction:
-            continue
-        return action
-    raise IllegalAction("No legal action was found for this seat.")
 
 
 def playout_score(engine: Engine, state: State | None, seat: int) -> float:
