@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 
 def create_room(page: Any, server_url: str, game_id: str, name: str, players: int) -> str:
     """Create a room from the start page; returns the invite link shown in the room."""
@@ -22,6 +24,23 @@ def join_room(page: Any, invite_url: str, name: str) -> None:
     page.locator("form.join input[name=name]").fill(name)
     page.get_by_role("button", name="Join the game").click()
     page.wait_for_selector(".seat.you")
+
+
+def started_qe_room(server_url: str) -> tuple[str, str]:
+    """A 3-seat Q.E. room Ann created over the API, its other seats bots, started: (code, Ann's token)."""
+    created = httpx.post(f"{server_url}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    code, token = created["code"], created["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    httpx.post(f"{server_url}/api/rooms/{code}/bots", json={"fill": True}, headers=headers)
+    assert httpx.post(f"{server_url}/api/rooms/{code}/start", headers=headers).status_code == 200
+    return code, token
+
+
+def seated_phone(browser: Any, server_url: str, code: str, token: str) -> Any:
+    """A 360x780 browser context holding the seat of ``token`` in room ``code``."""
+    context = browser.new_context(viewport={"width": 360, "height": 780})
+    context.add_cookies([{"name": f"bourse_seat_{code}", "value": token, "url": server_url}])
+    return context
 
 
 def wait_live(page: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.helpers import wait_live
+from tests.browser.helpers import seated_phone, started_qe_room, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -40,13 +40,8 @@ def play_for(server_url: str, code: str, token: str, moves: int) -> None:
 def test_a_page_opened_again_tells_what_happened_since(
     browser: Any, server_url: str, artifacts: Path
 ) -> None:
-    created = httpx.post(f"{server_url}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
-    code, token = created["code"], created["token"]
-    headers = {"Authorization": f"Bearer {token}"}
-    httpx.post(f"{server_url}/api/rooms/{code}/bots", json={"fill": True}, headers=headers)
-    assert httpx.post(f"{server_url}/api/rooms/{code}/start", headers=headers).status_code == 200
-    context = browser.new_context(viewport={"width": 360, "height": 780})
-    context.add_cookies([{"name": f"bourse_seat_{code}", "value": token, "url": server_url}])
+    code, token = started_qe_room(server_url)
+    context = seated_phone(browser, server_url, code, token)
     page = context.new_page()
     page.goto(f"{server_url}/r/{code}?lang=en")
     wait_live(page)

@@ -6,10 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.browser.helpers import axe_violations, page_width_overflow, wait_live
+from tests.browser.helpers import (
+    axe_violations,
+    page_width_overflow,
+    seated_phone,
+    started_qe_room,
+    wait_live,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -17,13 +22,8 @@ pytestmark = pytest.mark.browser
 def test_the_question_mark_opens_this_phases_rules_in_place(
     browser: Any, server_url: str, artifacts: Path
 ) -> None:
-    created = httpx.post(f"{server_url}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
-    code, token = created["code"], created["token"]
-    headers = {"Authorization": f"Bearer {token}"}
-    httpx.post(f"{server_url}/api/rooms/{code}/bots", json={"fill": True}, headers=headers)
-    assert httpx.post(f"{server_url}/api/rooms/{code}/start", headers=headers).status_code == 200
-    context = browser.new_context(viewport={"width": 360, "height": 780})
-    context.add_cookies([{"name": f"bourse_seat_{code}", "value": token, "url": server_url}])
+    code, token = started_qe_room(server_url)
+    context = seated_phone(browser, server_url, code, token)
     page = context.new_page()
     page.goto(f"{server_url}/r/{code}?lang=zh_Hant")
     wait_live(page)
