@@ -55,7 +55,6 @@ from app.web.render import (
     regions_container,
     render_page,
     rules_for_phase,
-    wrap_region,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -486,8 +485,10 @@ async def mute(request: Request, room: PageRoom) -> Response:
     removed = await run_in_threadpool(room.service.chat.mute, room.code, room.seat, form.get("message"))
     await room.live.chat.remove(room.code, removed)
     if is_htmx(request):
-        flash = render_page("platform/flash.html", room.locale, message=_muted(room.locale))
-        return HTMLResponse(str(wrap_region("flash", flash, oob=True)))
+        # Into the flash region named by the form's hx-target, not out of band: the push above may
+        # already have taken the form (and its line) off the page, and htmx looks for an
+        # out-of-band target only in the document that still holds the requesting element.
+        return HTMLResponse(render_page("platform/flash.html", room.locale, message=_muted(room.locale)))
     return RedirectResponse(f"/r/{room.code}#chat", status_code=303)
 
 
