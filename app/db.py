@@ -61,6 +61,23 @@ class Database:
             _configure_sqlite(engine, immediate)
         return engine
 
+    def peek(self, sql: str, *params: Any) -> tuple[Any, ...] | None:
+        """The first row of one short read (``?`` placeholders), on a pooled connection outside any
+        session: a hot path's look at one value (a room's version) costs a tenth of a ``Session``."""
+        if not self.is_sqlite:
+            sql = sql.replace("?", "%s")  # psycopg's placeholder
+        connection = self.reader.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                cursor.execute(sql, params)
+                row = cursor.fetchone()
+            finally:
+                cursor.close()
+        finally:
+            connection.close()  # back to the pool, which ends the read's transaction
+        return None if row is None else tuple(row)
+
     @contextmanager
     def read(self) -> Iterator[Session]:
         with Session(self.reader, expire_on_commit=False) as session:

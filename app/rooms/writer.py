@@ -52,6 +52,7 @@ HANDED_OVER = N_("{seat} has been away for two timeouts in a row: a bot plays fo
 ROOM_VERSION = text("SELECT id, version FROM rooms WHERE code = :code")
 # PostgreSQL: the room's writers queue on this read, in any process.
 ROOM_VERSION_FOR_UPDATE = text("SELECT id, version FROM rooms WHERE code = :code FOR UPDATE")
+PEEK_ROOM_VERSION = "SELECT version FROM rooms WHERE code = ?"  # Database.peek's placeholder
 ROOM_EXISTS = text("SELECT 1 FROM rooms WHERE code = :code")
 INSERT_ACTION = text(
     "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
@@ -142,7 +143,14 @@ class RoomWriter:
         self.committed: Callable[[str, RoomSnapshot | None], None] | None = None
 
     def load(self, code: str) -> RoomSnapshot:
-        """The room as it is now: the parsed snapshot in memory if the database has no newer version."""
+        """The room as it is now: the parsed snapshot in memory if the database has no newer version
+        (one look at the version, no session), else read and parsed."""
+        row = self.db.peek(PEEK_ROOM_VERSION, code) if is_room_code(code) else None
+        if row is None:
+            raise NotFound(N_("There is no room with this code."))
+        hot = self._hot_at(code, row[0])
+        if hot is not None:
+            return hot
         with self.db.read() as session:
             return self._current(session, code)
 
@@ -201,14 +209,21 @@ class RoomWriter:
         row = session.execute(query, {"code": code}).first() if is_room_code(code) else None
         if row is None:
             raise NotFound(N_("There is no room with this code."))
-        with self._hot_guard:
-            hot = self._hot.get(code)
-            if hot is not None and hot.version == row.version:
-                self._hot.move_to_end(code)
-                return hot
+        hot = self._hot_at(code, row.version)
+        if hot is not None:
+            return hot
         snapshot = self._snapshot(session, self.room(session, code))
         self._remember(snapshot)
         return snapshot
+
+    def _hot_at(self, code: str, version: int) -> RoomSnapshot | None:
+        """The snapshot in memory, if it is of ``version``."""
+        with self._hot_guard:
+            hot = self._hot.get(code)
+            if hot is None or hot.version != version:
+                return None
+            self._hot.move_to_end(code)
+            return hot
 
     def _remember(self, snapshot: RoomSnapshot) -> None:
         with self._hot_guard:

@@ -4,10 +4,11 @@ The writer tells ``PushSender.note`` of every committed decision and of a game s
 writer's own thread; ``note`` only compares who the game now waits for with what it saw last and,
 when a seat has a new decision or the game is over, queues the room (once, however often it moves
 meanwhile). Everything else happens in the sender's own threads, never on the event loop and never
-before the move's answer: reading the room and its subscriptions (one indexed query), claiming each
-push with a compare-and-set on its subscription's marker (``app.rooms.push``: with several
-processes, only the one that moved the marker sends), writing the text and posting it, encrypted
-(RFC 8291) and signed with the server's VAPID key (RFC 8292) by ``pywebpush``, with a timeout.
+before the move's answer: reading the room's subscriptions (one indexed query; the room itself is
+the snapshot its writer committed), claiming each push with a compare-and-set on its subscription's
+marker (``app.rooms.push``: with several processes, only the one that moved the marker sends),
+writing the text and posting it, encrypted (RFC 8291) and signed with the server's VAPID key
+(RFC 8292) by ``pywebpush``, with a timeout.
 
 What a push says is what the seat's own status line says ("Sealed bid on EU Financial: any amount but
 5."), drawn from that seat's redacted view by the game's own prompt template, in the language the
@@ -139,6 +140,8 @@ class PushSender:
         self._seen: OrderedDict[str, tuple[str, frozenset[tuple[int, int]]]] = OrderedDict()
         self._seen_guard = threading.Lock()
         self._queued: set[str] = set()
+        # a queued room's newest committed snapshot, as the writer handed it: telling reads no room
+        self._committed: dict[str, RoomSnapshot] = {}
         self._rooms: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._sends = ThreadPoolExecutor(SEND_THREADS, thread_name_prefix="push-send")
         self._worker: threading.Thread | None = None
@@ -161,6 +164,10 @@ class PushSender:
             if before is not None and before[0] == now[0] and now[1] <= before[1]:
                 return  # nobody has a new decision (someone decided, or nothing changed for people)
         with self._idle:
+            if after is not None:
+                known = self._committed.get(code)
+                if known is None or known.version < after.version:
+                    self._committed[code] = after
             if code in self._queued:
                 return
             self._queued.add(code)
@@ -191,8 +198,9 @@ class PushSender:
                 if code:
                     with self._idle:
                         self._queued.discard(code)  # before reading it: a later change queues it again
+                        committed = self._committed.pop(code, None)
                         self._working = True
-                    self.tell(code)
+                    self.tell(code, committed)
                 if wallclock.now_ms() - checked_at >= self.clock_check_every * 1000:
                     checked_at = wallclock.now_ms()
                     self.warn_clocks()
@@ -203,13 +211,18 @@ class PushSender:
                     self._working = False
                     self._idle.notify_all()
 
-    def tell(self, code: str) -> None:
+    def tell(self, code: str, committed: RoomSnapshot | None = None) -> None:
         """Push to every subscribed seat of the room that has a decision it was not told of, or, if
-        the game is over, to everyone subscribed who was not told so."""
-        try:
-            room = self.service.load(code)
-        except RoomError:
-            return  # deleted meanwhile: its subscriptions went with it
+        the game is over, to everyone subscribed who was not told so. ``committed``: the room's
+        newest snapshot as its writer committed it (else it is read); a room deleted since has no
+        subscriptions left."""
+        if committed is not None:
+            room = committed
+        else:
+            try:
+                room = self.service.load(code)
+            except RoomError:
+                return  # deleted meanwhile: its subscriptions went with it
         if room.status == "waiting":
             return
         subscriptions = self.store.of_room(room.room_id)
