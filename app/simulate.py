@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bots import Thought, safe_decision, world_sampler
+from app.bots import Thought, safe_decision
 from app.games.base import (
     STRENGTHS,
     Action,
@@ -94,12 +94,11 @@ def choose(
     bot: and worlds drawn from it; its ``Thought`` is added to ``thoughts``)."""
     if kind == "random":
         return random_bot_action(engine, state, seat, rng)
-    samples = world_sampler(engine, state, seat) if kind == "strong" else None
     thought = Thought()
     view = view_without_log(engine, state, seat)
     legal = engine.legal_actions(state, seat)
-    action = safe_decision(engine, view, seat, legal, rng, kind, budget, samples, thought)
-    if samples is not None and thoughts is not None:
+    action = safe_decision(engine, view, seat, legal, rng, kind, budget, thought)
+    if kind == "strong" and thoughts is not None:
         thoughts.append(thought)
     return action
 

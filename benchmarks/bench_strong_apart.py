@@ -17,17 +17,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.bots import Sampler, Thought, world_sampler
+from app.bots import Thought
 from app.bots.apart import Thinkers
 from app.bots.search import strong_action
-from app.games.base import Action, Budget, Engine, View
+from app.games.base import Action, Budget, Engine, View, view_without_log
 from app.games.registry import ENGINES
 
 TICK = 0.005
 BUDGET = Budget(seconds=1.0, iterations=10_000)  # the clock decides, as on the server
 
 
-def decision_inputs(seed: int) -> tuple[Engine, Sampler, View, int, list[dict[str, Any]]]:
+def decision_inputs(seed: int) -> tuple[Engine, View, int, list[dict[str, Any]]]:
     engine = ENGINES["qe"]
     state = engine.setup(4, {}, seed)
     rng = random.Random(seed)
@@ -35,8 +35,8 @@ def decision_inputs(seed: int) -> tuple[Engine, Sampler, View, int, list[dict[st
         seat = engine.to_act(state)[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng, "normal"))
     seat = engine.to_act(state)[0]
-    view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
-    return engine, world_sampler(engine, state, seat), view, seat, legal
+    view, legal = view_without_log(engine, state, seat), engine.legal_actions(state, seat)
+    return engine, view, seat, legal
 
 
 async def lags_while(think: Callable[[], Action] | None, decisions: int) -> list[float]:
@@ -72,14 +72,14 @@ def report(name: str, lags: list[float]) -> None:
 
 
 async def main(decisions: int) -> None:
-    engine, samples, view, seat, legal = decision_inputs(3)
+    engine, view, seat, legal = decision_inputs(3)
     thinkers = Thinkers()
 
     def in_thread() -> Action:
-        return strong_action(engine, samples, view, seat, legal, random.Random(1), BUDGET, Thought())
+        return strong_action(engine, view, seat, legal, random.Random(1), BUDGET, Thought())
 
     def in_worker() -> Action:
-        return thinkers.search(engine, samples, view, seat, legal, random.Random(1), BUDGET, Thought())
+        return thinkers.search(engine, view, seat, legal, random.Random(1), BUDGET, Thought())
 
     in_worker()  # starts the worker
     while not thinkers.ready:

@@ -6,8 +6,7 @@ raises, returns something outside its templates or overruns its budget never sta
 seat then plays a random legal action instead.
 
 The ``strong`` level is not a game's: it is the search of ``app/bots/search.py``, which plays the
-game's normal bot out in worlds drawn by ``world_sampler`` (each game's ``determinize``: only what the
-seat's view shows is kept). A caller that cannot give such a sampler gets the normal bot.
+game's normal bot out in worlds that each game's ``determinize`` builds from the seat's view alone.
 """
 
 from __future__ import annotations
@@ -18,18 +17,16 @@ import threading
 import time
 from typing import Any
 
-from app.bots.search import Sampler, Search, Thought, strong_action
+from app.bots.search import Search, Thought, strong_action
 from app.games.base import (
     DEFAULT_STRENGTH,
     STRENGTHS,
     Action,
     Budget,
     Engine,
-    State,
     View,
     random_legal_action,
 )
-from app.games.registry import determinizer_of
 
 log = logging.getLogger(__name__)
 GRACE = 1.5  # a decision may run this many budgets before the table stops waiting for it
@@ -38,24 +35,16 @@ __all__ = [
     "DEFAULT_STRENGTH",
     "STRENGTHS",
     "Budget",
-    "Sampler",
     "Thought",
     "fits",
     "safe_decision",
     "strength_of",
-    "world_sampler",
 ]
 
 
 def strength_of(text: Any) -> str:
     """A known strength, or the default for anything else (old rows, a missing value)."""
     return text if text in STRENGTHS else DEFAULT_STRENGTH
-
-
-def world_sampler(engine: Engine, state: State, seat: int) -> Sampler:
-    """What the strong bot of ``seat`` is handed: worlds drawn from the seat's view of ``state`` (without
-    the game log, which no playout needs and the server's worker would be sent every decision)."""
-    return Sampler(determinizer_of(engine.info.id), {**state, "events": []}, seat)
 
 
 def fits(action: Any, legal: list[dict[str, Any]]) -> bool:
@@ -100,14 +89,13 @@ def safe_decision(
     rng: random.Random,
     strength: str = DEFAULT_STRENGTH,
     budget: Budget | None = None,
-    samples: Sampler | None = None,
     thought: Thought | None = None,
     search: Search = strong_action,
 ) -> Action:
     """The bot's move if it gives a fitting one in time, else a random legal action. A ``strong`` bot
-    searches worlds from ``samples`` (without them it plays as a normal one) with ``search`` (in this
-    process, or the server's worker: ``app.bots.apart``); ``thought``, if given, is told how the
-    decision went (the simulator's figures)."""
+    searches worlds drawn from ``view`` with ``search`` (in this process, or the server's worker:
+    ``app.bots.apart``; hand it a view without the log, ``view_without_log``, to keep that cheap);
+    ``thought``, if given, is told how the decision went (the simulator's figures)."""
     budget = budget or Budget()
     thought = thought if thought is not None else Thought()
     fallback = random.Random()
@@ -117,10 +105,10 @@ def safe_decision(
 
     def think() -> None:
         try:
-            if level == "strong" and samples is not None:
-                outcome.append(search(engine, samples, view, seat, legal, rng, budget, thought))
+            if level == "strong":
+                outcome.append(search(engine, view, seat, legal, rng, budget, thought))
             else:
-                outcome.append(engine.decide(view, seat, legal, rng, _game_level(level), budget))
+                outcome.append(engine.decide(view, seat, legal, rng, level, budget))
         except Exception as error:  # a bot bug must cost a move, never the table
             outcome.append(error)
 
@@ -152,8 +140,3 @@ def safe_decision(
         thought.fallback = "unfitting"
         return random_legal_action(legal, fallback)
     return action
-
-
-def _game_level(level: str) -> str:
-    """The level a game's own bot plays: easy or normal (a strong seat with no worlds to search)."""
-    return "easy" if level == "easy" else "normal"

@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from app.bots.search import THINK_SHARE, Sampler, Thought, strong_action
+from app.bots.search import THINK_SHARE, Thought, strong_action
 from app.games.base import Action, Budget, Engine, View
 from app.games.registry import ENGINES
 
@@ -61,7 +61,6 @@ class Thinkers:
     def search(
         self,
         engine: Engine,
-        samples: Sampler,
         view: View,
         seat: int,
         legal: list[dict[str, Any]],
@@ -72,11 +71,9 @@ class Thinkers:
         """``strong_action`` in the worker; ``thought`` is filled in with how it went."""
         self._start()
         if self._pool is None or not self._ready.is_set():
-            return strong_action(engine, samples, view, seat, legal, rng, budget, thought)
+            return strong_action(engine, view, seat, legal, rng, budget, thought)
         deadline = time.monotonic() + THINK_SHARE * budget.seconds
-        job = self._pool.submit(
-            _search, engine.info.id, samples, view, seat, legal, rng.getstate(), budget, deadline
-        )
+        job = self._pool.submit(_search, engine.info.id, view, seat, legal, rng.getstate(), budget, deadline)
         action, done = job.result()
         thought.playouts, thought.candidates, thought.cut_by_clock = (
             done.playouts,
@@ -92,7 +89,6 @@ def _ready() -> bool:
 
 def _search(
     game: str,
-    samples: Sampler,
     view: View,
     seat: int,
     legal: list[dict[str, Any]],
@@ -103,5 +99,5 @@ def _search(
     rng = random.Random()
     rng.setstate(rng_state)
     thought = Thought()
-    action = strong_action(ENGINES[game], samples, view, seat, legal, rng, budget, thought, deadline)
+    action = strong_action(ENGINES[game], view, seat, legal, rng, budget, thought, deadline)
     return action, thought

@@ -2,9 +2,9 @@
 
 For a decision it lists a few candidate actions (the normal bot's own choice first, then the other
 choices of the legal templates, and bids scaled around the normal bot's amount), and plays each out
-again and again: a *world* is drawn that the seat cannot tell from the real table (the game's
-``determinize`` module redraws every hidden card, token, amount and deck order from what the seat has
-not seen), the candidate is played in it, and the normal bot plays every seat to the end. A playout
+again and again: a *world* is drawn that the seat cannot tell from the table it sees (the game's
+``determinize`` module builds a state from the seat's view alone, drawing every hidden card, token,
+amount and deck order from what the view does not show), the candidate is played in it, and the normal bot plays every seat to the end. A playout
 scores the seat's win share plus a little for each rival it outscores; the candidate with the best
 mean wins. Candidates take turns, each round in the same world with the same draws (common random
 numbers: their difference is then mostly their own), so a search cut short still compares them fairly.
@@ -21,7 +21,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from app.games.base import (
@@ -36,6 +36,7 @@ from app.games.base import (
     sample_domain,
     view_without_log,
 )
+from app.games.registry import determinizer_of
 
 THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand and a busy machine
 MAX_CANDIDATES = 8
@@ -43,22 +44,7 @@ BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's a
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out
 PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the simulator's games)
 
-Determinize = Callable[[State, int, random.Random], State]
 Search = Callable[..., Action]  # strong_action, or the same in another process (app/bots/apart.py)
-
-
-@dataclass(frozen=True)
-class Sampler:
-    """Draws worlds for one seat: what the search is handed instead of the state. The state stays in
-    here; every world it gives is the game's ``determinize`` of it, which keeps only what the seat's
-    view shows (tested game by game in ``tests/bots/test_search.py``)."""
-
-    determinize: Determinize
-    _state: State = field(repr=False)
-    seat: int
-
-    def draw(self, rng: random.Random) -> State:
-        return self.determinize(self._state, self.seat, rng)  # no log (world_sampler): views stay cheap
 
 
 @dataclass
@@ -86,7 +72,6 @@ class _Candidate:
 
 def strong_action(
     engine: Engine,
-    samples: Sampler,
     view: View,
     seat: int,
     legal: list[dict[str, Any]],
@@ -95,12 +80,18 @@ def strong_action(
     thought: Thought | None = None,
     deadline: float | None = None,
 ) -> Action:
-    """The candidate with the best mean playout, within the budget (by ``deadline`` on the
-    ``time.monotonic`` clock if given: a decision that waited for its turn has less time)."""
+    """The candidate with the best mean playout in worlds drawn from ``view`` (the seat's, and all the
+    search is given of the table), within the budget (by ``deadline`` on the ``time.monotonic`` clock
+    if given: a decision that waited for its turn has less time)."""
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng)]
+    determinize = determinizer_of(engine.info.id)
+
+    def worlds(draws: random.Random) -> State:
+        return determinize(view, seat, draws)
+
     thought.candidates = len(candidates)
     if len(candidates) > 1:
         turns = itertools.islice(itertools.cycle(candidates), budget.iterations)
@@ -112,7 +103,7 @@ def strong_action(
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, samples, seat, candidate, world_seed, deadline):
+            if not _try(engine, worlds, seat, candidate, world_seed, deadline):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
@@ -121,13 +112,18 @@ def strong_action(
 
 
 def _try(
-    engine: Engine, samples: Sampler, seat: int, candidate: _Candidate, world_seed: int, deadline: float
+    engine: Engine,
+    worlds: Callable[[random.Random], State],
+    seat: int,
+    candidate: _Candidate,
+    world_seed: int,
+    deadline: float,
 ) -> bool:
     """One playout of the candidate; False if the clock ran out during it (it then counts for nothing).
     The same seed gives the same world and the same playout draws, so that candidates of one round
     differ only by what they do (far less noise between them than independent playouts have)."""
     rng = random.Random(world_seed)
-    world = samples.draw(rng)
+    world = worlds(rng)
     try:
         world = engine.apply(world, seat, candidate.action)
     except IllegalAction:  # a template's constraint refused it (in this world, so in the real one)

@@ -367,16 +367,6 @@ def open_apply(state: State, seat: Any, action: Any, refusals: Refusals) -> Acti
     return action
 
 
-def seat_world(state: State, seat: int, rng: random.Random) -> State:
-    """The start of every game's ``determinize``: a copy of ``state`` with only the events ``seat``
-    may read and a new seed (so the shuffles still to come are ones the seat cannot foresee)."""
-    world: State = copy_plain({key: value for key, value in state.items() if key != "events"})
-    world["events"] = visible_events(state, seat)
-    world["seed"] = rng.getrandbits(64)
-    world["rng_step"] = 0
-    return world
-
-
 def copy_state(state: State) -> State:
     """The deep copy ``apply`` works on, so the caller's state is never touched."""
     copied: State = copy_plain(state)

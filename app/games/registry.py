@@ -7,7 +7,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import cast
 
-from app.games.base import Checks, Engine, State
+from app.games.base import Checks, Engine, State, View
 
 # game id -> the package under app.games that exports ENGINE
 _PACKAGES = {
@@ -46,8 +46,9 @@ def checks_of(game_id: str) -> Checks:
     return cast(Checks, import_module(f"app.games.{_PACKAGES[game_id]}.checks"))
 
 
-def determinizer_of(game_id: str) -> Callable[[State, int, random.Random], State]:
-    """The game's ``determinize(state, seat, rng)`` (its ``determinize`` module): a state that seat
-    cannot tell from this one, for the strong bot's search (``app/bots/search.py``)."""
+def determinizer_of(game_id: str) -> Callable[[View, int, random.Random], State]:
+    """The game's ``determinize(view, seat, rng)`` (its ``determinize`` module): a state built from the
+    seat's view alone, which that seat cannot tell from the table, for the strong bot's search
+    (``app/bots/search.py``)."""
     module = import_module(f"app.games.{_PACKAGES[game_id]}.determinize")
-    return cast(Callable[[State, int, random.Random], State], module.determinize)
+    return cast(Callable[[View, int, random.Random], State], module.determinize)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import select
 
-from app.bots import Sampler, safe_decision, world_sampler
+from app.bots import safe_decision
 from app.bots.search import Search, strong_action
 from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view_without_log
 from app.models import Room
@@ -24,13 +24,6 @@ log = logging.getLogger(__name__)
 
 ACTION_TYPE_MAX = 64  # characters in an action's type (engines use short words)
 BOT_DECISION_TRIES = 3  # a bot decides again when the room moved while it thought
-
-
-def strong_worlds(room: RoomSnapshot, seat: int, strength: str) -> Sampler | None:
-    """A strong bot's worlds to search, drawn from the seat's view of the game (no other level needs them)."""
-    if strength != "strong" or room.core is None:
-        return None
-    return world_sampler(room.engine, room.core, seat)
 
 
 def normalised_action(action: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -187,7 +180,6 @@ class Turns:
             rng,
             strength,
             self.bot_budget,
-            strong_worlds(room, seat, strength),
             search=self.strong_search,
         )
 

@@ -1,9 +1,9 @@
 """A Basari table as one seat may imagine it, for the strong bot's search (``app/bots/search.py``).
 
-The seat sees everything but the order of the market deck and the action cards the others have
-chosen and not yet revealed (ruling 9): ``determinize`` shuffles the deck afresh and draws those cards
-from ``rng``, and keeps the rest. ``tests/bots/test_search.py`` checks that the seat's view is
-unchanged and that hiding other secrets gives the same draw.
+Built from the seat's view alone. The seat sees everything but the order of the market deck and the
+action cards the others have chosen and not yet revealed (ruling 9): ``determinize`` deals the deck
+(the market cards on no display) in a fresh order, draws those cards from ``rng`` and copies the rest
+from the view. ``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
 """
 
 from __future__ import annotations
@@ -11,18 +11,54 @@ from __future__ import annotations
 import random
 
 from app.games import base
-from app.games.basari.data import action_cards
-from app.games.base import State
+from app.games.basari.data import GAME_ID, MARKET_CARDS, action_cards
+from app.games.base import State, View
 
 
-def determinize(state: State, seat: int, rng: random.Random) -> State:
-    """A state the seat cannot tell from ``state``, with what it cannot see drawn from ``rng``."""
-    world = base.seat_world(state, seat, rng)
-    world["deck"] = sorted(world["deck"])
-    rng.shuffle(world["deck"])
-    if world["phase"] == "choose":
-        cards = list(action_cards(world["players"]))
-        for other, chosen in enumerate(world["chosen"]):
-            if other != seat and chosen is not None:
-                world["chosen"][other] = rng.choice(cards)
+def determinize(view: View, seat: int, rng: random.Random) -> State:
+    """A state the seat cannot tell from the table it sees in ``view``, what it cannot see drawn from ``rng``."""
+    players = view["players"]
+    seats = view["seats"]
+    displays = [[card["id"] for card in entry["display"]] for entry in seats]
+    deck = sorted(set(MARKET_CARDS) - {card for display in displays for card in display})
+    rng.shuffle(deck)
+    cards = list(action_cards(players))
+    chosen = [
+        view["my_choice"] if other == seat else rng.choice(cards) if entry["has_chosen"] else None
+        for other, entry in enumerate(seats)
+    ]
+    bargain = view["bargain"]
+    world = base.new_state(GAME_ID, players, {}, rng.getrandbits(64))
+    world.update(
+        {
+            "finished": view["finished"],
+            "first_player": view["first_player"],
+            "round": view["round"],
+            "turn": view["turn"],
+            "phase": view["phase"],
+            "deck": deck,
+            "displays": displays,
+            "gems": [dict(entry["gems"]) for entry in seats],
+            "bank": dict(view["bank"]),
+            "scores": [entry["score"] for entry in seats],
+            "deck_ran_out": view["deck_ran_out"],
+            "chosen": chosen,
+            "revealed": [entry["played"] for entry in seats],
+            "last_revealed": [entry["last_played"] for entry in seats],
+            "pending": list(view["pending"]),
+            "bargain": None
+            if bargain is None
+            else {
+                "card": bargain["card"],
+                "bidders": list(bargain["bidders"]),
+                "offers": [{"seat": o["seat"], "gems": dict(o["gems"])} for o in bargain["offers"]],
+                "to_move": bargain["to_move"],
+            },
+            "d_seat": view["d_seat"],
+            "d_queue": list(view["d_queue"]),
+            "acknowledged": list(view["acknowledged"]),
+            "round_summaries": base.copy_plain(view["round_summaries"]),
+            "score_history": base.copy_plain(view["score_history"]),
+        }
+    )
     return world

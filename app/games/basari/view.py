@@ -138,6 +138,7 @@ def view(state: State, seat: int | None) -> View:
         "worker_bonus": data.WORKER_BONUS,
         "action_cards": list(data.action_cards(n)),
         "deck_count": len(state["deck"]),
+        "deck_ran_out": state["deck_ran_out"],  # public: announced when a draw finds the deck empty
         "bank": dict(state["bank"]),
         "seats": seats,
         # The viewer's own entry of ``seats`` (None for spectators): what its private regions read,

@@ -1,11 +1,12 @@
 """A Q.E. table as one seat may imagine it, for the strong bot's search (``app/bots/search.py``).
 
-``determinize(state, seat, rng)`` keeps everything the seat's view shows and draws afresh, from ``rng``
-alone, everything it does not: the other seats' industry tokens, the order of the tiles to come, the
-winning amounts it did not see, the other seats' sealed bids and every bid of a past tie that was not
-its own. What it writes never depends on what it replaces (a hidden value is only ever overwritten, in
-an order the view fixes), so the search cannot learn a secret from it; ``tests/bots/test_search.py``
-checks that the seat's view is unchanged and that hiding other secrets gives the same draw.
+``determinize(view, seat, rng)`` builds a state from the seat's view alone: it keeps everything the view
+shows and draws from ``rng`` everything it does not: the other seats' industry tokens, the order of
+the tiles to come, the winning amounts it did not see and the other seats' sealed bids. Of a past
+auction's bid rounds it writes what the seat knows (its own bids, the auctioneer's opening, the
+winner's amount if seen, and a bid level with its own in a round that it was tied in, or just above it
+in one that it lost); the auctioneer's own auctions it copies whole (it saw every bid).
+``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
 """
 
 from __future__ import annotations
@@ -14,88 +15,137 @@ import random
 from typing import Any
 
 from app.games import base
-from app.games.base import State
+from app.games.base import State, View
 from app.games.qe import data
 
 SEALED_ZERO_CHANCE = 0.3  # how often a drawn sealed bid is a zero bid
 
 
-def determinize(state: State, seat: int, rng: random.Random) -> State:
-    """A state the seat cannot tell from ``state``, with what it cannot see drawn from ``rng``."""
-    world = base.seat_world(state, seat, rng)
-    if world["finished"]:
-        return world
-    others = [s for s in range(world["players"]) if s != seat]
-    unseen_tokens = sorted(t for t in data.industry_tokens(world["players"]) if t != world["tokens"][seat])
+def determinize(view: View, seat: int, rng: random.Random) -> State:
+    """A state the seat cannot tell from the table it sees in ``view``, what it cannot see drawn from ``rng``."""
+    players = view["players"]
+    token = view["sheet"]["token"]
+    others = [s for s in range(players) if s != seat]
+    unseen_tokens = sorted(t for t in data.industry_tokens(players) if t != token)
     rng.shuffle(unseen_tokens)
-    for other, token in zip(others, unseen_tokens, strict=False):
-        world["tokens"][other] = token
-    world["deck"] = sorted(world["deck"])
-    rng.shuffle(world["deck"])
-    for record in world["auctions"]:
-        _redraw_record(world, record, seat, rng)
-    if world["auction"] is not None:
-        _redraw_auction(world["auction"], seat, rng)
+    tokens = [token] * players
+    for other, drawn in zip(others, unseen_tokens, strict=False):
+        tokens[other] = drawn
+    deck = sorted(tile["id"] for tile in view["remaining_tiles"])
+    rng.shuffle(deck)
+    world = base.new_state(data.GAME_ID, players, {}, rng.getrandbits(64))
+    world.update(
+        {
+            "countries": [entry["country"] for entry in view["table"]],
+            "tokens": tokens,
+            "deck": deck,
+            "first_auctioneer": view["first_auctioneer"],
+            "turn": view["turn"] - 1,
+            "turns": view["turns"],
+            "phase": view["phase"],
+            "auction": None if view["auction"] is None else _auction(view["auction"], players, seat, rng),
+            "auctions": [_record(entry, players, seat, rng) for entry in view["history"]],
+            "zero_rounds": [[number - 1 for number in entry["zero_rounds"]] for entry in view["table"]],
+            "peek_used": [entry["peek_used"] for entry in view["table"]],
+            "final": None,
+        }
+    )
     return world
 
 
-def _amount_visible(state: State, record: dict[str, Any], seat: int) -> bool:
-    return record["winner"] == record["auctioneer"] or seat in record["seen_by"]
+def _record(entry: dict[str, Any], players: int, seat: int, rng: random.Random) -> dict[str, Any]:
+    """A past auction: its winning amount drawn if the seat did not see it."""
+    auctioneer, winner = entry["auctioneer"], entry["winner"]
+    amount = entry["amount"]
+    if winner is not None and not entry["amount_visible"]:
+        amount = _hidden_amount(entry["open_bid"], max(entry["your_bids"], default=0), rng)
+    if entry["all_bids"] is not None:
+        steps = base.copy_plain(entry["all_bids"])
+    else:
+        steps = _known_steps(entry, players, seat, len(entry["your_bids"]), rebidding=False)
+        if steps and winner is not None and winner not in (seat, auctioneer):
+            steps[-1][winner] = amount
+    if winner is None:
+        seen_by: list[int] = []
+    elif winner == auctioneer:
+        seen_by = list(range(players))
+    else:
+        seen = {winner, seat} if entry["amount_visible"] else {winner}
+        seen_by = sorted(seen | ({auctioneer} if auctioneer is not None else set()))
+    return {
+        "number": entry["number"] - 1,
+        "round": entry["round"] - 1,
+        "tile": entry["tile"]["id"],
+        "auctioneer": auctioneer,
+        "open_bid": entry["open_bid"],
+        "steps": steps,
+        "winner": winner,
+        "amount": amount,
+        "seen_by": seen_by,
+        "zero_bids": list(entry["zero_bids"]),
+        "zero_scored": list(entry["zero_scored"]),
+    }
 
 
-def _redraw_record(state: State, record: dict[str, Any], seat: int, rng: random.Random) -> None:
-    if record["auctioneer"] == seat:
-        return  # the auctioneer saw every bid and the amount
-    own = [step[seat] for step in record["steps"] if step[seat] is not None]
-    if record["winner"] is not None and not _amount_visible(state, record, seat):
-        record["amount"] = _hidden_amount(record["open_bid"], max(own, default=0), rng)
-    winner_bid = record["amount"] if record["winner"] is not None else None
-    record["steps"] = _redrawn_steps(record, seat, winner_bid)
+def _auction(entry: dict[str, Any], players: int, seat: int, rng: random.Random) -> dict[str, Any]:
+    """The auction under way: the sealed bids the seat has not seen drawn, the standing ones kept."""
+    auctioneer = entry["auctioneer"]
+    if entry["all_bids"] is not None:
+        steps = base.copy_plain(entry["all_bids"])
+    else:
+        steps = _known_steps(entry, players, seat, entry["ties"], rebidding=seat in entry["bidders"])
+    standing = steps[-1] if steps else [None] * players
+    bids: list[int | None] = [None] * players
+    for other in range(players):
+        if other == auctioneer:
+            continue
+        if other == seat:
+            bids[other] = entry["your_bid"]
+        elif other in entry["submitted"]:
+            bids[other] = _sealed_bid(entry["open_bid"] or 0, entry["open_bid"], rng)
+        elif other not in entry["bidders"]:
+            bids[other] = standing[other]
+    return {
+        "number": entry["number"] - 1,
+        "round": entry["round"] - 1,
+        "tile": entry["tile"]["id"],
+        "auctioneer": auctioneer,
+        "open_bid": entry["open_bid"],
+        "bids": bids,
+        "bidders": list(entry["bidders"]),
+        "submitted": list(entry["submitted"]),
+        "ties": entry["ties"],
+        "steps": steps,
+    }
+
+
+def _known_steps(
+    entry: dict[str, Any], players: int, seat: int, rounds: int, rebidding: bool
+) -> list[list[int | None]]:
+    """``rounds`` bid rounds as a bidder knows them: its own bid in each (its last one standing once it
+    is out of a tie), the auctioneer's opening, and another seat level with it in every round that it
+    was tied in (it bid again after it, or ``rebidding`` now) or just above it in one that it lost."""
+    own: list[int] = entry["your_bids"]
+    auctioneer, opening = entry["auctioneer"], entry["open_bid"]
+    rival = next(s for s in range(players) if s not in (seat, auctioneer))
+    steps = []
+    for index in range(max(rounds, len(own))):
+        row: list[int | None] = [None] * players
+        if auctioneer is not None:
+            row[auctioneer] = opening
+        mine = own[min(index, len(own) - 1)] if own else None
+        row[seat] = mine
+        tied = index < len(own) - 1 or (rebidding and index == len(own) - 1)
+        if mine is not None:
+            row[rival] = mine if tied else max(mine, opening or 0) + 1
+        steps.append(row)
+    return steps
 
 
 def _hidden_amount(open_bid: int | None, beaten: int, rng: random.Random) -> int:
     """A winning amount the seat did not see: a little above the opening, and above its own bids."""
     guess = round((open_bid or 1) * rng.uniform(1.05, 1.6)) + 1
     return max(guess, beaten + 1)
-
-
-def _redrawn_steps(auction: dict[str, Any], seat: int, winner_bid: int | None) -> list[list[int | None]]:
-    """The bid rounds of an auction as the seat knows them: its own bids, the auctioneer's opening,
-    the winner's amount in the last round of a sale and, in a round where the seat was outbid (which it
-    knows: it was not asked to bid again), one bid above its own."""
-    steps = auction["steps"]
-    redrawn = []
-    for index, step in enumerate(steps):
-        mine = step[seat]
-        row: list[int | None] = [None] * len(step)
-        if auction["auctioneer"] is not None:
-            row[auction["auctioneer"]] = auction["open_bid"]
-        row[seat] = mine
-        if index == len(steps) - 1 and winner_bid is not None and auction["winner"] != seat:
-            row[auction["winner"]] = winner_bid
-        elif mine is not None and mine < max(bid for bid in step if bid is not None):
-            row[_someone_else(step, seat, auction)] = max(mine, auction["open_bid"] or 0) + 1
-        redrawn.append(row)
-    return redrawn
-
-
-def _someone_else(step: list[int | None], seat: int, auction: dict[str, Any]) -> int:
-    """A seat other than ``seat`` and the auctioneer to hold the bid that beat the seat's."""
-    return next(s for s in range(len(step)) if s not in (seat, auction["auctioneer"]))
-
-
-def _redraw_auction(auction: dict[str, Any], seat: int, rng: random.Random) -> None:
-    if auction["auctioneer"] != seat:
-        auction["steps"] = _redrawn_steps({**auction, "winner": None}, seat, None)
-    standing = auction["steps"][-1] if auction["steps"] else [None] * len(auction["bids"])
-    opening = auction["open_bid"] or 0
-    for other in range(len(auction["bids"])):
-        if other == seat or other == auction["auctioneer"]:
-            continue
-        if other in auction["submitted"]:
-            auction["bids"][other] = _sealed_bid(opening, auction["open_bid"], rng)
-        elif other not in auction["bidders"]:
-            auction["bids"][other] = standing[other]
 
 
 def _sealed_bid(opening: int, forbidden: int | None, rng: random.Random) -> int:

@@ -1,53 +1,157 @@
 """A Tulip Bubble table as one seat may imagine it, for the strong bot's search (``app/bots/search.py``).
 
-The seat sees its own hand and cash and everything public (ruling 12); it does not see the other
-hands (only their size), the others' cash, the order of the tulip deck, the collector piles below
-their tops, the market deck or the market card removed at set-up. ``determinize`` deals the tulips it
-cannot see (the other hands and the deck together) afresh in the sizes it sees, gives every other
-seat its own cash as a guess, reshuffles each collector pile below its top, and redraws the market
-deck and the removed card with the Bubble Burst among the bottom cards, as the set-up buries it.
-``tests/bots/test_search.py`` checks that the seat's view is unchanged and that the draw depends on
-nothing the seat cannot see.
+Built from the seat's view alone. The seat sees its own hand and cash and everything public (ruling
+12); it does not see the other hands (only their size), the others' cash, the tulip deck and the
+discards (only their sizes), the collector piles below their tops, the market deck or the market card
+removed at set-up. ``determinize`` deals the tulips it cannot see (on no row, in no mortgage, not in
+its hand) afresh into the other hands, the deck and the discards in the sizes it sees, gives every
+other seat its own cash as a guess, fills each collector pile below its top with others of its bonus,
+and redraws the market deck and the removed card (the market cards not yet revealed) with the Bubble
+Burst among the bottom cards, as the set-up buries it. ``tests/bots/test_search.py`` checks that the
+world shows the seat its view unchanged.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
+from typing import Any
 
 from app.games import base
-from app.games.base import State
-from app.games.tulip_bubble.data import BUBBLE_BURST, BURST_SHUFFLED_WITH
+from app.games.base import State, View
+from app.games.tulip_bubble.data import (
+    AUCTION_ROWS,
+    BUBBLE_BURST,
+    BURST_SHUFFLED_WITH,
+    COLLECTOR_PILES,
+    COLLECTORS,
+    GAME_ID,
+    MARKET_DECK,
+    ROWS,
+    all_tulips,
+)
 
 
-def determinize(state: State, seat: int, rng: random.Random) -> State:
-    """A state the seat cannot tell from ``state``, with what it cannot see drawn from ``rng``."""
-    world = base.seat_world(state, seat, rng)
-    if world["finished"]:
-        return world
-    others = [s for s in range(world["players"]) if s != seat]
-    unseen = sorted([*world["deck"], *(card for s in others for card in world["hands"][s])])
+def determinize(view: View, seat: int, rng: random.Random) -> State:
+    """A state the seat cannot tell from the table it sees in ``view``, what it cannot see drawn from ``rng``."""
+    players = len(view["players"])  # the seats' entries
+    you = view["you"]
+    rows = {row["id"]: [card["id"] for card in row["cards"]] for row in view["rows"]}
+    tokens = {
+        card["id"]: list(card["tokens"]) for row in view["rows"] for card in row["cards"] if card["tokens"]
+    }
+    mortgages = [
+        [{"card": mortgage["id"], "amount": mortgage["amount"]} for mortgage in entry["mortgages"]]
+        for entry in view["players"]
+    ]
+    hand = [card["id"] for card in you["hand"]]
+    seen = {
+        *hand,
+        *(card for row in rows.values() for card in row),
+        *(m["card"] for ms in mortgages for m in ms),
+    }
+    unseen = [card for card in all_tulips() if card not in seen]
     rng.shuffle(unseen)
-    for other in others:
-        size = len(world["hands"][other])
-        world["hands"][other], unseen = unseen[:size], unseen[size:]
-        world["cash"][other] = world["cash"][seat]
-    world["deck"] = unseen
-    for pile in world["collectors"]:
-        below = sorted(pile[1:])
-        rng.shuffle(below)
-        pile[1:] = below
-    _redraw_market(world, rng)
+    hands: list[list[str]] = []
+    for other, entry in enumerate(view["players"]):
+        if other == seat:
+            hands.append(hand)
+        else:
+            hands.append(unseen[: entry["hand_size"]])
+            unseen = unseen[entry["hand_size"] :]
+    market_deck, market_removed = _market(view, rng)
+    phase, turn = view["phase"], view["turn"]
+    world = base.new_state(GAME_ID, players, dict(view["options"]), rng.getrandbits(64))
+    world.update(
+        {
+            "finished": view["finished"],
+            "round": view["round"],
+            "phase": phase,
+            "levels": dict(view["levels"]),
+            "deck": unseen[: view["deck_size"]],
+            "discard": unseen[view["deck_size"] :],
+            "reshuffles": 0,  # only ever compared with itself, to tell that a deal reshuffled
+            "rows": {row: rows[row] for row in ROWS},
+            "hands": hands,
+            "cash": [you["cash"]] * players,
+            "mortgages": mortgages,
+            "tokens": tokens,
+            "collector_sold": [entry["seat"] for entry in view["players"] if entry["sold_to_collector"]],
+            "start_player": view["start_player"],
+            "turn": turn if phase in ("selling", "bidding") else None,
+            "placement": _placement(view),
+            "queue": _queue(view, rows, tokens),
+            "auction": _auction(view["auction"]),
+            "payment": _payment(view["payment"]),
+            "history": base.copy_plain(view["history"]),
+            "end": None,
+            "collectors": [
+                _pile(entry, bonus, rng)
+                for entry, bonus in zip(view["collectors"], COLLECTOR_PILES, strict=True)
+            ],
+            "market_deck": market_deck,
+            "market_removed": market_removed,
+            "market_discard": [card["id"] for card in view["market_revealed"]],
+        }
+    )
+    if phase == "selling":
+        world["selling_index"] = (turn - view["start_player"]) % players
     return world
 
 
-def _redraw_market(world: State, rng: random.Random) -> None:
-    """The market cards not yet revealed, and the removed one, drawn again; the Burst (still to come
-    while the game goes on) at any of the bottom places it may be in."""
-    deck = world["market_deck"]
-    cards = sorted(card for card in [*deck, world["market_removed"]] if card != BUBBLE_BURST)
+def _placement(view: View) -> dict[str, Any] | None:
+    placement = view["placement"]
+    if placement is None:
+        return None
+    players = len(view["players"])
+    order = (placement["seat"] - view["start_player"]) % players
+    index = order if placement["turn"] == 1 else order + players
+    return {"index": index, "quota": placement["quota"], "placed": placement["placed"]}
+
+
+def _queue(view: View, rows: dict[str, list[str]], tokens: dict[str, list[int]]) -> list[str]:
+    """The cards with tokens still to be auctioned after the one under way (in the rows' order)."""
+    if view["phase"] not in ("auction", "payment"):
+        return []
+    settling = (view["auction"] or view["payment"])["card"]["id"]
+    cards = [card for row in AUCTION_ROWS for card in rows[row] if tokens.get(card)]
+    return cards[cards.index(settling) + 1 :] if settling in cards else cards
+
+
+def _auction(auction: dict[str, Any] | None) -> dict[str, Any] | None:
+    if auction is None:
+        return None
+    keys = ("market", "bidders", "active", "high", "high_bidder", "turn")
+    return {"card": auction["card"]["id"], **{key: base.copy_plain(auction[key]) for key in keys}}
+
+
+def _payment(payment: dict[str, Any] | None) -> dict[str, Any] | None:
+    if payment is None:
+        return None
+    keys = ("winner", "price", "market", "participants")
+    return {"card": payment["card"]["id"], **{key: base.copy_plain(payment[key]) for key in keys}}
+
+
+def _pile(entry: dict[str, Any], bonus: int, rng: random.Random) -> list[str]:
+    """A collector pile: its top as seen, below it others of its bonus (which are left the seat does
+    not know without the log)."""
+    if entry["top"] is None:
+        return []
+    top = entry["top"]["id"]
+    others = sorted(name for name, spec in COLLECTORS.items() if spec["bonus"] == bonus and name != top)
+    rng.shuffle(others)
+    return [top, *others[: entry["size"] - 1]]
+
+
+def _market(view: View, rng: random.Random) -> tuple[list[str], str]:
+    """The market cards not yet revealed, dealt into the deck and the removed one; the Burst (still to
+    come while the game goes on) at any of the bottom places it may be in."""
+    left = Counter([*MARKET_DECK, BUBBLE_BURST]) - Counter(card["id"] for card in view["market_revealed"])
+    burst_to_come = left.pop(BUBBLE_BURST, 0) > 0
+    cards = sorted(left.elements())
     rng.shuffle(cards)
-    world["market_removed"] = cards.pop()
-    if BUBBLE_BURST in deck:
-        places = min(BURST_SHUFFLED_WITH + 1, len(deck))
+    removed = cards.pop()
+    if burst_to_come:
+        places = min(BURST_SHUFFLED_WITH + 1, view["market_deck_size"])
         cards.insert(len(cards) + 1 - places + rng.randrange(places), BUBBLE_BURST)
-    world["market_deck"] = cards
+    return cards, removed

@@ -28,13 +28,19 @@ def invariants(state: State) -> list[str]:
 
 
 def disguise(state: State, owner: int, rng: random.Random) -> tuple[State, set[int]]:
-    """Other buyer colours and another unrevealed action card for ``owner``; decks reordered."""
+    """Other buyer colours for ``owner`` (its cards swapped with live ones of the deck or reserve, so
+    the cards nobody else sees keep their colours together), another unrevealed action card; decks
+    reordered."""
     other = copy_state_sharing_log(state)
-    colours = other["colours"]
-    rotation = {c: colours[(i + 1) % len(colours)] for i, c in enumerate(colours)}
-    other["buyers"][owner] = sorted(rotation[c] for c in state["buyers"][owner])
+    hand, hidden = other["buyers"][owner], other["deck"] + other["reserve"]
+    for index in range(len(hand)):
+        swaps = [i for i, card in enumerate(hidden) if card in other["live"] and card != hand[index]]
+        if swaps:
+            swap = rng.choice(swaps)
+            hand[index], hidden[swap] = hidden[swap], hand[index]
+    hand.sort()
+    rng.shuffle(hidden)
+    other["deck"], other["reserve"] = hidden[: len(other["deck"])], hidden[len(other["deck"]) :]
     if other["sale"] is not None and other["sale"]["cards"][owner] is not None:
         other["sale"]["cards"][owner] = (other["sale"]["cards"][owner] + 2) % 5
-    other["deck"] = other["deck"][::-1]
-    other["reserve"] = other["reserve"][::-1]
     return other, {owner}

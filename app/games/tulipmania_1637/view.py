@@ -171,6 +171,14 @@ def _last_sale(state: State) -> dict[str, Any] | None:
     return {**last, "cards": list(last["cards"]), "card_names": names}
 
 
+def _buyers_out(state: State) -> dict[str, int]:
+    """The buyer cards of each colour out of play. Public, though counted here from every hand and
+    deck: each one left play in the open (fulfilling a sale, discarded face up or from a hand at a
+    burst, drawn in a colour that had burst), and every such removal is announced with its colour."""
+    held = [c for hand in state["buyers"] for c in hand] + state["deck"] + state["reserve"] + state["face_up"]
+    return {c: data.BUYERS_PER_COLOUR - held.count(c) for c in state["colours"]}
+
+
 def view(state: State, seat: int | None) -> View:
     players = state["players"]
     sale = state["sale"]
@@ -209,6 +217,9 @@ def view(state: State, seat: int | None) -> View:
         "deck_count": len(state["deck"]),
         "reserve_count": len(state["reserve"]),
         "buyers_removed": state["buyers_removed"],
+        "buyers_out": _buyers_out(state),
+        # Public too (a sale, a buyer drawn or a purchase this turn): whether the turn ends as a decline.
+        "turn_activity": state["turn_activity"],
         "seats": seats,
         # The viewer's own entry of ``seats`` (None for spectators): what a seat's private regions
         # read of it, so they are not drawn again when another seat's cash or tulips change.
