@@ -6,7 +6,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -416,10 +416,12 @@ async def create_room(
 
 
 @router.get("/rooms/{code}", response_model=Room, responses=READ)
-async def get_room(room: ApiRoom) -> dict[str, Any]:
+async def get_room(room: ApiRoom) -> Response:
+    """Answered as JSON directly, not through ``response_model`` (which validated and serialised
+    the whole view again, on every bot's and client's look; a test holds the answer to the model)."""
     seat = room.seat  # refused here for an unknown room or a token that is no seat of it
     assert room.snapshot is not None  # the room as the seat was found in it: no second read
-    return _room_now(room, room.snapshot, seat)
+    return JSONResponse(_room_now(room, room.snapshot, seat))
 
 
 @router.post(

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.games.base import random_legal_action
 from app.games.registry import ENGINES
+from app.web.api import Room
 from app.web.app import create_app
 from app.web.live import LiveRooms
 
@@ -51,6 +52,12 @@ def play_random_move(client: TestClient, code: str, tokens: list[str], rng: rand
     raise AssertionError("no legal action found")
 
 
+def assert_answers_its_model(answer: dict[str, Any]) -> None:
+    """``GET /api/rooms/{code}`` answers its JSON directly, not through FastAPI's response model: the
+    answer must still be exactly what the model would have made of it."""
+    assert Room.model_validate(answer).model_dump(mode="json") == answer
+
+
 def test_games_are_listed(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
         games = {game["id"]: game for game in client.get("/api/games").json()}
@@ -69,7 +76,10 @@ def test_a_full_four_player_qe_game_through_the_api(settings: Settings) -> None:
             room = play_random_move(client, code, tokens, rng)
             moves += 1
             assert moves < 2000
+            looked = client.get(f"/api/rooms/{code}", headers=auth(tokens[moves % 4])).json()
+            assert_answers_its_model(looked)
         assert room["result"]["winners"]
+        assert_answers_its_model(client.get(f"/api/rooms/{code}").json())
         log = client.get(f"/api/rooms/{code}/log", headers=auth(tokens[0])).json()["events"]
         assert log and all(isinstance(event["text"], str) for event in log)
 
