@@ -5,9 +5,12 @@ choices of the legal templates, and bids scaled around the normal bot's amount),
 again and again: a *world* is drawn that the seat cannot tell from the table it sees (the game's
 ``determinize`` module builds a state from the seat's view alone, drawing every hidden card, token,
 amount and deck order from what the view does not show), the candidate is played in it, and the normal bot plays every seat to the end. A playout
-scores the seat's win share plus a little for each rival it outscores; the candidate with the best
-mean wins. Candidates take turns, each round in the same world with the same draws (common random
-numbers: their difference is then mostly their own), so a search cut short still compares them fairly.
+scores the seat's win share plus a little for each rival it outscores. Candidates take turns, each
+round in the same world with the same draws (common random numbers: their difference is then mostly
+their own), so a search cut short still compares them fairly. The normal bot's move stands unless
+another beats it clearly over the rounds (``clearly_better``): a few noisy playouts that merely favour
+a move would make the search play at random among its candidates, worse than the normal bot, and in a
+simultaneous choice (Basari's action cards) trade the normal bot's mixed odds for a predictable card.
 
 The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
 when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its
@@ -19,9 +22,10 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.games.base import (
@@ -42,6 +46,10 @@ THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand a
 MAX_CANDIDATES = 8
 BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out
+# By how many standard errors a move's mean gain over the normal bot's must clear zero, by the
+# rounds it was compared in less one: Student's t, one-sided 90% (so few rounds must show more).
+CLEARLY = {1: 3.08, 2: 1.89, 3: 1.64, 4: 1.53, 5: 1.48, 6: 1.44}
+CLEARLY_AFTER = 1.4
 PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the simulator's games)
 
 Search = Callable[..., Action]  # strong_action, or the same in another process (app/bots/apart.py)
@@ -61,13 +69,12 @@ class Thought:
 @dataclass
 class _Candidate:
     action: Action
-    total: float = 0.0
-    tries: int = 0
+    scores: dict[int, float] = field(default_factory=dict)  # a playout's score by its round (world)
     refused: bool = False
 
     @property
     def mean(self) -> float:
-        return self.total / self.tries if self.tries else float("-inf")
+        return sum(self.scores.values()) / len(self.scores) if self.scores else float("-inf")
 
 
 def strong_action(
@@ -80,9 +87,10 @@ def strong_action(
     thought: Thought | None = None,
     deadline: float | None = None,
 ) -> Action:
-    """The candidate with the best mean playout in worlds drawn from ``view`` (the seat's, and all the
-    search is given of the table), within the budget (by ``deadline`` on the ``time.monotonic`` clock
-    if given: a decision that waited for its turn has less time)."""
+    """The normal bot's move, or a candidate that clearly beats it in playouts in worlds drawn from
+    ``view`` (the seat's, and all the search is given of the table), within the budget (by
+    ``deadline`` on the ``time.monotonic`` clock if given: a decision that waited for its turn has
+    less time)."""
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
@@ -96,6 +104,7 @@ def strong_action(
     if len(candidates) > 1:
         turns = itertools.islice(itertools.cycle(candidates), budget.iterations)
         for number, candidate in enumerate(turns):
+            round_number = number // len(candidates)
             if number % len(candidates) == 0:
                 world_seed = rng.getrandbits(64)  # each round plays every candidate in the same world
             if time.monotonic() > deadline:
@@ -103,12 +112,31 @@ def strong_action(
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, worlds, seat, candidate, world_seed, deadline):
+            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
-    best = max(candidates, key=lambda c: c.mean)  # the first best: the normal bot's choice on a tie
-    return best.action if best.tries else normal
+    return clearly_better(candidates).action
+
+
+def clearly_better(candidates: list[_Candidate]) -> _Candidate:
+    """The first candidate (the normal bot's move), unless another's mean gain over it, round by round
+    (at least two rounds), clears zero by ``CLEARLY`` standard errors: then the one with the largest
+    gain. If the normal bot's move was refused, the best mean."""
+    normal, others = candidates[0], candidates[1:]
+    if normal.refused or not normal.scores:
+        tried = [c for c in others if c.scores]
+        return max(tried, key=lambda c: c.mean) if tried else normal
+    best, best_gain = normal, 0.0
+    for other in others:
+        gains = [other.scores[r] - normal.scores[r] for r in other.scores if r in normal.scores]
+        if len(gains) < 2:
+            continue
+        mean = statistics.fmean(gains)
+        error = statistics.stdev(gains) / math.sqrt(len(gains))
+        if mean > best_gain and mean >= CLEARLY.get(len(gains) - 1, CLEARLY_AFTER) * error:
+            best, best_gain = other, mean
+    return best
 
 
 def _try(
@@ -116,6 +144,7 @@ def _try(
     worlds: Callable[[random.Random], State],
     seat: int,
     candidate: _Candidate,
+    round_number: int,
     world_seed: int,
     deadline: float,
 ) -> bool:
@@ -132,8 +161,7 @@ def _try(
     end = playout(engine, world, rng, deadline)
     if end is None:
         return False
-    candidate.total += playout_score(engine, end, seat)
-    candidate.tries += 1
+    candidate.scores[round_number] = playout_score(engine, end, seat)
     return True
 
 

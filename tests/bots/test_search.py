@@ -17,7 +17,7 @@ import pytest
 
 from app import simulate
 from app.bots import GRACE, Thought, fits, safe_decision
-from app.bots.search import candidate_actions, outcome_value, strong_action
+from app.bots.search import _Candidate, candidate_actions, clearly_better, outcome_value, strong_action
 from app.games.base import Budget, Result, view_without_log
 from app.games.registry import ENGINES, checks_of, determinizer_of
 from tests.bots.test_bots import positions
@@ -103,6 +103,20 @@ def test_candidates_start_with_the_normal_choice_and_scale_its_bid_within_the_do
     found = candidate_actions({"type": "bid", "amount": 8}, legal, random.Random(1))
     assert found[0] == {"type": "bid", "amount": 8}
     assert sorted(a["amount"] for a in found) == [0, 4, 6, 8, 11, 13]  # 1.25 x 8 = 10 is excluded: 11
+
+
+def test_the_normal_move_stands_unless_another_beats_it_clearly_round_by_round() -> None:
+    def candidate(name: str, scores: list[float]) -> _Candidate:
+        return _Candidate({"type": name}, dict(enumerate(scores)))
+
+    normal = candidate("normal", [1.0, 0.0, 1.0, 0.0])
+    noisy = candidate("noisy", [1.0, 1.0, 0.0, 0.2])  # a better mean, but as often worse as better
+    once = candidate("once", [1.2])  # one round: no spread to judge it by
+    assert clearly_better([normal, noisy, once]).action == {"type": "normal"}
+    steady = candidate("steady", [1.2, 0.2, 1.2, 0.2])  # 0.2 better in every world
+    assert clearly_better([normal, noisy, once, steady]).action == {"type": "steady"}
+    refused = _Candidate({"type": "refused"}, refused=True)
+    assert clearly_better([refused, noisy, once]).action == {"type": "once"}  # the best mean
 
 
 def test_a_playout_scores_the_win_share_and_a_little_for_each_rival_outscored() -> None:
