@@ -204,31 +204,45 @@ class Turns:
         """The seat's clock ran out on the decision it has had since ``legal_version``: its bot makes
         that one decision, and the log says so. After ``AWAY_TIMEOUTS`` in a row an ``away`` seat is
         handed to a bot. Fires at most once per decision: nothing happens unless the seat still has
-        that decision and its deadline has passed (checked in the write transaction, whose version
-        compare-and-set also holds across processes). The new snapshot, or ``None``."""
-        with self.writer.acting(code) as turn:
-            room = turn.room
-            info = room.seat(seat)
-            if (
-                room.status != "playing"
-                or room.core is None
-                or info is None
-                or info.played_by_bot
-                or info.deadline is None
-                or room.clock_paused_at is not None
-                or info.deadline > wallclock.now_ms()
-                or info.legal_version != legal_version
-                or seat not in room.to_act()
-            ):
+        that decision and its deadline has passed (checked again in the write transaction, whose
+        version compare-and-set also holds across processes). As in ``bot_step``, the bot decides
+        before the transaction opens, and again if the room moved meanwhile. The new snapshot, or
+        ``None``."""
+        for _ in range(BOT_DECISION_TRIES):
+            snapshot = self.writer.load(code)
+            if not _timed_out(snapshot, seat, legal_version):
                 return None
-            rng = random.Random(f"{room.seed}/timeout/{room.version}/{seat}")
-            action = self._bot_decision(room, seat, rng)  # as the seat's bot would play
-            try:
-                after = turn.apply(seat, action, timed_out=True, away=away)
-            except Unprocessable:
-                log.exception(
-                    "bot of %s in room %s chose an illegal action; playing at random", room.game, code
-                )
-                action = random_bot_action(room.engine, room.core, seat, rng)
-                after = turn.apply(seat, action, timed_out=True, away=away)
-        return after
+            rng = random.Random(f"{snapshot.seed}/timeout/{snapshot.version}/{seat}")
+            action = self._bot_decision(snapshot, seat, rng)  # as the seat's bot would play
+            with self.writer.acting(code) as turn:
+                room = turn.room
+                if room.version != snapshot.version:
+                    continue  # someone moved while the bot thought
+                if not _timed_out(room, seat, legal_version):
+                    return None  # the host paused the clock meanwhile
+                assert room.core is not None
+                try:
+                    return turn.apply(seat, action, timed_out=True, away=away)
+                except Unprocessable:
+                    log.exception(
+                        "bot of %s in room %s chose an illegal action; playing at random", room.game, code
+                    )
+                    action = random_bot_action(room.engine, room.core, seat, rng)
+                    return turn.apply(seat, action, timed_out=True, away=away)
+        return None  # the room kept moving: the timer asks again while the deadline stays passed
+
+
+def _timed_out(room: RoomSnapshot, seat: int, legal_version: int) -> bool:
+    """Whether the seat's clock has run out on the decision it has had since ``legal_version``."""
+    info = room.seat(seat)
+    return not (
+        room.status != "playing"
+        or room.core is None
+        or info is None
+        or info.played_by_bot
+        or info.deadline is None
+        or room.clock_paused_at is not None
+        or info.deadline > wallclock.now_ms()
+        or info.legal_version != legal_version
+        or seat not in room.to_act()
+    )

@@ -4,6 +4,8 @@ phase each seat has its own clock. Time is moved by hand (``app.rooms.wallclock.
 
 from __future__ import annotations
 
+import random
+import threading
 import time
 from typing import Any
 
@@ -96,6 +98,38 @@ def test_a_clock_running_out_makes_exactly_one_decision_for_exactly_that_seat_on
     assert [e["params"]["seat"] for e in timeouts_logged(service, code)] == [{"seat": 0}]
     assert seat_of(after, 0).timeouts == 1 and seat_of(after, 0).bot_turns == 1
     assert seat_of(after, 2).bot_turns == 0
+
+
+def test_a_timed_out_decision_is_made_outside_the_write_transaction_and_again_if_the_room_moved(
+    service: RoomService, toy_game: str, clock: Clock
+) -> None:
+    """A strong bot's search for a timed-out seat takes up to its budget: inside the write transaction
+    it would hold back every room's writes on SQLite for that long (as ``bot_step`` once did)."""
+    code = clocked_room(service, toy_game, players=3)
+    other, _, _ = service.seats.create_room(toy_game, 3, {}, "Eve")
+    start = service.load(code).version
+    clock.advance(CLOCK)
+    decide = service.turns._bot_decision
+    decided_at: list[int] = []
+    others_wrote: list[bool] = []
+
+    def deciding(room: RoomSnapshot, seat: int, rng: random.Random) -> dict[str, Any]:
+        decided_at.append(room.version)
+        if len(decided_at) == 1:
+            writer = threading.Thread(target=service.seats.join, args=(other, "Fay"))  # another room's write
+            writer.start()
+            writer.join(timeout=5)
+            others_wrote.append(not writer.is_alive())
+            assert others_wrote == [True], "another room's write waited for this decision"
+            service.turns.act(code, 1, room.version, {"type": "pick", "number": 2})  # seat 1 moves meanwhile
+        return decide(room, seat, rng)
+
+    service.turns._bot_decision = deciding  # type: ignore[method-assign]
+    assert service.turns.time_out(code, 0, seat_of(service.load(code), 0).legal_version) is not None
+    assert others_wrote == [True] and len(service.load(other).seats) == 2
+    assert decided_at == [start, start + 1]  # decided again on the table seat 1's move left
+    assert [seat for seat, _ in service.records.action_log(code)] == [1, 0]
+    assert [e["params"]["seat"] for e in timeouts_logged(service, code)] == [{"seat": 0}]
 
 
 def test_a_late_timer_for_a_decision_already_made_does_nothing(
