@@ -2,8 +2,9 @@
 
 Built from the seat's view alone. The seat sees everything but the order of the market deck and the
 action cards the others have chosen and not yet revealed (ruling 9): ``determinize`` deals the deck
-(the market cards on no display) in a fresh order, draws those cards from ``rng`` and copies the rest
-from the view. ``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
+(the market cards on no display) in a fresh order, draws each of those cards from the odds that the
+normal bot gives its holder (``bot.choice_odds``, public arithmetic on the view: a search that met
+rivals choosing at random would answer the wrong table) and copies the rest from the view. ``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import random
 
 from app.games import base
-from app.games.basari.data import GAME_ID, MARKET_CARDS, action_cards
+from app.games.basari.bot import choice_odds, table_of
+from app.games.basari.data import GAME_ID, MARKET_CARDS
 from app.games.base import State, View
 
 
@@ -22,9 +24,9 @@ def determinize(view: View, seat: int, rng: random.Random) -> State:
     displays = [[card["id"] for card in entry["display"]] for entry in seats]
     deck = sorted(set(MARKET_CARDS) - {card for display in displays for card in display})
     rng.shuffle(deck)
-    cards = list(action_cards(players))
+    odds = choice_odds(table_of(view)) if any(entry["has_chosen"] for entry in seats) else []
     chosen = [
-        view["my_choice"] if other == seat else rng.choice(cards) if entry["has_chosen"] else None
+        view["my_choice"] if other == seat else _drawn(odds[other], rng) if entry["has_chosen"] else None
         for other, entry in enumerate(seats)
     ]
     bargain = view["bargain"]
@@ -62,3 +64,8 @@ def determinize(view: View, seat: int, rng: random.Random) -> State:
         }
     )
     return world
+
+
+def _drawn(odds: dict[str, float], rng: random.Random) -> str:
+    cards = list(odds)
+    return rng.choices(cards, weights=[odds[card] for card in cards])[0]
