@@ -459,6 +459,19 @@ class _Rendered:
     used: int  # the sweep generation it was last used in
 
 
+# What renderings read, kept once per process: a region's renderings, in every room of a game, mostly
+# read the same names and paths, and each rendering kept its own copy of them (~25 KB a room).
+_READS_SEEN: dict[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]] = {}
+READS_SEEN_LIMIT = 8192  # distinct read sets kept; past it the table starts afresh
+
+
+def _shared_reads(recorded: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    """The one copy of ``recorded`` this process keeps (an equal tuple seen before, or this one)."""
+    if len(_READS_SEEN) >= READS_SEEN_LIMIT:
+        _READS_SEEN.clear()
+    return _READS_SEEN.setdefault(recorded, recorded)
+
+
 class RegionCache:
     """Renders a room's regions once per distinct input.
 
@@ -511,7 +524,7 @@ class RegionCache:
             READS: reads,
         }
         html = env.get_template(template).render(values)
-        recorded = tuple(sorted(reads - {("name", READS)}, key=repr))
+        recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=repr)))
         with self._guard:
             entry = _Rendered(
                 recorded, tuple(_input(read, context) for read in recorded), html, self._generation
