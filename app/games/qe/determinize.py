@@ -73,17 +73,24 @@ def _record(entry: dict[str, Any], players: int, seat: int, rng: random.Random) 
         seen = {winner, seat} if entry["amount_visible"] else {winner}
         seen_by = sorted(seen | ({auctioneer} if auctioneer is not None else set()))
     return {
-        "number": entry["number"] - 1,
-        "round": entry["round"] - 1,
-        "tile": entry["tile"]["id"],
-        "auctioneer": auctioneer,
-        "open_bid": entry["open_bid"],
+        **_opening(entry),
         "steps": steps,
         "winner": winner,
         "amount": amount,
         "seen_by": seen_by,
         "zero_bids": list(entry["zero_bids"]),
         "zero_scored": list(entry["zero_scored"]),
+    }
+
+
+def _opening(entry: dict[str, Any]) -> dict[str, Any]:
+    """What the state says of an auction as it opened (the view counts auctions and rounds from 1)."""
+    return {
+        "number": entry["number"] - 1,
+        "round": entry["round"] - 1,
+        "tile": entry["tile"]["id"],
+        "auctioneer": entry["auctioneer"],
+        "open_bid": entry["open_bid"],
     }
 
 
@@ -106,11 +113,7 @@ def _auction(entry: dict[str, Any], players: int, seat: int, rng: random.Random)
         elif other not in entry["bidders"]:
             bids[other] = standing[other]
     return {
-        "number": entry["number"] - 1,
-        "round": entry["round"] - 1,
-        "tile": entry["tile"]["id"],
-        "auctioneer": auctioneer,
-        "open_bid": entry["open_bid"],
+        **_opening(entry),
         "bids": bids,
         "bidders": list(entry["bidders"]),
         "submitted": list(entry["submitted"]),
