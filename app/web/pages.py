@@ -566,9 +566,11 @@ async def room_socket(
     except RoomError:
         await socket.close(code=4404)
         return
+    live.joining += 1  # until its tab has its page (tests' idle() waits: a connect returns at the accept)
     try:
         await socket.accept()
     except (OSError, RuntimeError):  # the client left while its seat was looked up
+        live.joining -= 1
         return
     page_version = socket.query_params.get("v", "")
     tab = Tab(
@@ -582,8 +584,11 @@ async def room_socket(
     )
     sender = asyncio.create_task(tab.send_pushes())
     try:
-        await live.join(code, tab)
-        await _tell_what_was_missed(socket, service, code, tab, seat, locale)
+        try:
+            await live.join(code, tab)
+            await _tell_what_was_missed(socket, service, code, tab, seat, locale)
+        finally:
+            live.joining -= 1
         # Actions come over HTTP; this only keeps the line open until the client leaves. It reads
         # with receive(), not receive_text(): once the sender's push has failed on a reset socket,
         # the socket counts as closed for sending and receive_text() would raise.

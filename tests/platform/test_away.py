@@ -59,7 +59,10 @@ def test_the_host_cannot_hand_a_connected_or_briefly_disconnected_seat_to_a_bot(
 ) -> None:
     client = patient_client
     code, ann, bob = started(client, toy_game)
-    with client.websocket_connect(f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={bob}"}):
+    with client.websocket_connect(
+        f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={bob}"}
+    ) as tab:
+        received(tab)  # its tab has joined (the connect returns once the socket is accepted)
         received_once = bob_seat(client, code)
         assert received_once["connected"] and not received_once["away"]
         refused = client.post(f"/api/rooms/{code}/bots", json={"seat": 1}, headers=auth(ann))

@@ -52,6 +52,7 @@ class LiveRooms:
         self.rooms: dict[str, RoomLive] = {}  # this process's open rooms, read by every part
         self.presence = Presence(self.rooms, clock, away_grace)
         self.fanout = Fanout(service, self.rooms, self.presence)
+        self.joining = 0  # sockets accepted whose tab has not joined its room yet (idle() waits for them)
         broadcast = broadcast or Broadcast()
         self.chat = Chat(self.rooms, broadcast, draw_chat)
         self.bots = BotDriver(service, self.leases, bot_delay, window_delay, moved=self._bot_moved)
@@ -146,6 +147,7 @@ class LiveRooms:
         await self.chat.share(code, game, line)
 
     async def idle(self) -> None:
-        """Wait until no bot task or publish runs and every push is sent (tests)."""
-        while self.fanout.busy() or self.bots.busy():
+        """Wait until no socket is joining, no bot task or publish runs and every push is sent (tests:
+        a client's connect returns once its socket is accepted, before its tab has joined)."""
+        while self.joining or self.fanout.busy() or self.bots.busy():
             await asyncio.sleep(0.01)
