@@ -153,6 +153,7 @@ class PushSender:
     def note(self, code: str, after: RoomSnapshot | None) -> None:
         """A change was committed (``after``: the new snapshot; ``None``: the game started). Queues
         the room if a seat now has a new decision or the game just ended; costs no I/O."""
+        news = True
         if after is not None:
             now = (after.status, waited_for(after))
             with self._seen_guard:
@@ -161,14 +162,16 @@ class PushSender:
                 self._seen.move_to_end(code)
                 while len(self._seen) > SEEN_ROOMS:
                     self._seen.popitem(last=False)
-            if before is not None and before[0] == now[0] and now[1] <= before[1]:
-                return  # nobody has a new decision (someone decided, or nothing changed for people)
+            # nobody has a new decision (someone decided, or nothing changed for people)?
+            news = before is None or before[0] != now[0] or not now[1] <= before[1]
         with self._idle:
-            if after is not None:
+            if after is not None and (news or code in self._queued):
+                # a queued room is told from its newest snapshot, even one that brought no news:
+                # a seat that decided meanwhile is not told of a turn it no longer has
                 known = self._committed.get(code)
                 if known is None or known.version < after.version:
                     self._committed[code] = after
-            if code in self._queued:
+            if not news or code in self._queued:
                 return
             self._queued.add(code)
         self._rooms.put(code)
