@@ -109,8 +109,11 @@ async def run(options: argparse.Namespace) -> None:
         accepted = 0
         started_cpu, started_wall = time.process_time(), time.perf_counter()
         while accepted < options.moves:
+            before = accepted
             for code, tokens in rooms:
                 accepted += await one_move(code, tokens)
+            if accepted == before:  # every game is over: measure what was played
+                break
         cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started_wall
     print(
         f"{options.game} {options.players}p, {options.rooms} rooms: {accepted} moves, "
