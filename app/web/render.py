@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -54,10 +54,23 @@ TEMPLATES = ROOT / "templates"
 SEAT_COLOURS = 5  # player colours in bourse.css (--seat-0 ... --seat-4), one per seat, with its number
 
 
+class _Environment(Environment):
+    """Jinja's environment, with each template's globals as one plain dict.
+
+    Jinja layers a template's globals over the environment's as a ``ChainMap``, which every render,
+    include and import then walks in Python (copied into each context, its keys diffed at each
+    ``{% import %}``): about a fifth of a publish's time. ``environment`` sets every global before
+    the first template loads and none after, as Jinja asks anyway, so one flat copy says the same.
+    """
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return {**self.globals, **(d or {})}
+
+
 @lru_cache
 def environment(locale: str, game_id: str | None = None) -> Environment:
     """The Jinja environment of a locale, translating with one game's catalogue (or all of them)."""
-    env = Environment(
+    env = _Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(["html"]),
         extensions=["jinja2.ext.i18n", FragmentCache],
