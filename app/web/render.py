@@ -478,6 +478,20 @@ _READS_SEEN: dict[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]] = {}
 READS_SEEN_LIMIT = 8192  # distinct read sets kept; past it the table starts afresh
 
 
+# Context names that differ between the viewers of one version (``seat_context``).
+VIEWER_NAMES = frozenset({"seat", "me", "legal", "legal_types", "version", "your_move", "timed_out"})
+
+
+def _read_order(read: tuple[str, Any]) -> tuple[int, str]:
+    """How a rendering's reads are kept: first the context names that differ between viewers, then
+    the view's and ``me``'s paths (they differ between versions), then the other names, mostly the
+    same for every viewer of a room: a lookup stops at the first read that differs. Each group is
+    in ``repr`` order, so equal sets give equal tuples."""
+    kind, key = read
+    rank = (0 if key in VIEWER_NAMES else 2) if kind == "name" else 1
+    return rank, repr(read)
+
+
 def _shared_reads(recorded: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
     """The one copy of ``recorded`` this process keeps (an equal tuple seen before, or this one)."""
     if len(_READS_SEEN) >= READS_SEEN_LIMIT:
@@ -537,7 +551,7 @@ class RegionCache:
             READS: reads,
         }
         html = env.get_template(template).render(values)
-        recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=repr)))
+        recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
         with self._guard:
             entry = _Rendered(
                 recorded, tuple(_input(read, context) for read in recorded), html, self._generation
