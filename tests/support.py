@@ -10,9 +10,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
+from fastapi.routing import _IncludedRouter
+from starlette.routing import BaseRoute
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,3 +69,14 @@ def served(folder: Path, bot_delay: float = 0.05, settings: dict[str, str] | Non
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+def declared_routes(routes: list[BaseRoute], prefix: str = "") -> Iterator[tuple[str, str, Any]]:
+    """(method, path, endpoint) of every route an app declares, those of included routers too
+    (FastAPI keeps an included router as one entry of ``app.routes``, its routes inside it)."""
+    for route in routes:
+        if isinstance(route, _IncludedRouter):
+            yield from declared_routes(route.original_router.routes, prefix + route.include_context.prefix)
+            continue
+        for method in sorted(getattr(route, "methods", None) or ()):
+            yield method, prefix + route.path, route.endpoint  # type: ignore[attr-defined]

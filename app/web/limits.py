@@ -45,7 +45,11 @@ ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
     ("create", "POST", re.compile(r"/r/[^/]+/host/again|/api/rooms/[^/]+/again")),
     ("create", "POST", re.compile(r"/rooms/import")),  # a finished room from a game record
     ("join", "POST", re.compile(r"/r/[^/]+/(join|rematch|resume)|/api/rooms/[^/]+/join")),
-    ("act", "POST", re.compile(r"/r/[^/]+/(act|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start)")),
+    (
+        "act",
+        "POST",
+        re.compile(r"/r/[^/]+/(act|clock|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start|clock)"),
+    ),
     ("act", "POST", re.compile(r"/r/[^/]+/push(/off)?")),  # a seat opting in or out of Web Push
     ("act", "DELETE", re.compile(r"/api/rooms/[^/]+/seats/[^/]+")),
     ("chat", "POST", re.compile(r"/r/[^/]+/chat|/api/rooms/[^/]+/chat")),
