@@ -1,7 +1,7 @@
 """The FastAPI application, assembled: settings, database, services, static files, the guards in
 front of every route (``guards.py``, one layer: ``security.py``'s headers and cross-site refusals,
-``limits.py``'s body size, rate limits and socket caps), the error handlers, routers and the cleanup
-sweep.
+``limits.py``'s body size, rate limits and socket caps), the fast lane behind them (``fast_lane.py``:
+a move's two requests past the routing), the error handlers, routers and the cleanup sweep.
 
 The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket),
 ``notifications.py`` (the service worker, opting in to Web Push), ``my_games.py`` and ``replay.py``;
@@ -37,6 +37,7 @@ from app.rooms import RoomError, RoomService
 from app.web import api, my_games, notifications, pages, replay
 from app.web.answers import Refusal, page, refusal_response, room_refused
 from app.web.deps import get_locale, get_service
+from app.web.fast_lane import FastLane
 from app.web.guards import Guards
 from app.web.live import LiveRooms
 from app.web.pages import form_to_action
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
+    app.add_middleware(FastLane)  # a move's two requests, past the routing (inside the guards)
     app.add_middleware(Guards, settings=settings)  # headers, limits, body size, cross-site: one layer
 
     app.exception_handler(StarletteHTTPException)(http_error)

@@ -1,0 +1,73 @@
+"""The two requests of every move, served ahead of FastAPI's routing: a move from the room page
+(``POST /r/{code}/act``) and a room's JSON (``GET /api/rooms/{code}``, what a client or bot looks up
+around each move).
+
+Both stay declared in the routers (``pages.act``, ``api.get_room``: the OpenAPI document and the
+route table read them there), and this lane reaches the same endpoints first, without matching the
+app's other routes one by one and solving dependencies for them, which was a fifth of what such a
+request cost. It sits inside ``Guards``, so every check still runs first. A refusal an endpoint lets
+through is answered by the app's own handler for it (``app.exception_handlers``), as the router would
+have; anything else goes on, as before, to the server-error handler.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.web.api import room_answer
+from app.web.pages import act
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+# (method, path with the room's code as its one group) -> the endpoint; as Starlette matches a {code}
+ROUTES: dict[str, tuple[re.Pattern[str], Endpoint]] = {
+    "POST": (re.compile(r"/r/([^/]+)/act"), act),
+    "GET": (re.compile(r"/api/rooms/([^/]+)"), room_answer),
+}
+
+
+class FastLane:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        lane = ROUTES.get(scope["method"]) if scope["type"] == "http" else None
+        found = lane[0].fullmatch(_route_path(scope)) if lane is not None else None
+        if lane is None or found is None:
+            await self.app(scope, receive, send)
+            return
+        scope["path_params"] = {"code": found[1]}
+        request = Request(scope, receive, send)
+        try:
+            response = await lane[1](request)
+        except Exception as refused:
+            handler = _handler_for(scope["app"].exception_handlers, refused)
+            if handler is None:
+                raise  # the server-error handler answers it, as for any route
+            response = await handler(request, refused)
+        await response(scope, receive, send)
+
+
+def _route_path(scope: Scope) -> str:
+    """The path as the router matches it: without the ``root_path`` a proxy mounts the app under."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _handler_for(
+    handlers: dict[object, Callable[..., Awaitable[Response]]], refused: Exception
+) -> Callable[..., Awaitable[Response]] | None:
+    """The app's handler for ``refused``, as Starlette's exception middleware finds it (by class,
+    nearest first); the catch-all ``Exception`` handler is the server-error middleware's."""
+    for cls in type(refused).__mro__:
+        if cls is Exception:
+            return None
+        if cls in handlers:
+            return handlers[cls]
+    return None
