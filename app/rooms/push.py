@@ -188,25 +188,18 @@ class PushStore:
 
     # ------------------------------------------------------------ who is due a push
     def of_room(self, room_id: int) -> list[tuple[Recipient, int, int, bool]]:
-        """The room's subscriptions (one indexed read): each with its ``turn_told``, ``clock_told``
-        and ``end_told`` markers."""
-        with self.writer.db.read() as session:
-            rows = session.execute(
-                text(
-                    "SELECT p.id, seats.seat, p.endpoint, p.p256dh, p.auth, p.locale, p.turn_told, "
-                    "p.clock_told, p.end_told FROM push_subscriptions p "
-                    "JOIN seats ON seats.id = p.seat_id WHERE seats.room_id = :room"
-                ),
-                {"room": room_id},
-            ).all()
+        """The room's subscriptions (one indexed read, outside any session: the sender asks after
+        every turn, and most rooms have none): each with its ``turn_told``, ``clock_told`` and
+        ``end_told`` markers."""
+        rows = self.writer.db.rows(
+            "SELECT p.id, seats.seat, p.endpoint, p.p256dh, p.auth, p.locale, p.turn_told, "
+            "p.clock_told, p.end_told FROM push_subscriptions p "
+            "JOIN seats ON seats.id = p.seat_id WHERE seats.room_id = ?",
+            room_id,
+        )
         return [
-            (
-                Recipient(row.id, row.seat, row.endpoint, row.p256dh, row.auth, row.locale),
-                row.turn_told,
-                row.clock_told,
-                bool(row.end_told),
-            )
-            for row in rows
+            (Recipient(key, seat, endpoint, p256dh, auth, locale), turn_told, clock_told, bool(end_told))
+            for key, seat, endpoint, p256dh, auth, locale, turn_told, clock_told, end_told in rows
         ]
 
     def claim_turn(self, subscription: int, legal_version: int) -> bool:
