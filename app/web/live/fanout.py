@@ -41,6 +41,7 @@ from app.web.render import (
     EVENTS,
     PUBLIC_FORM_VERSION,
     RegionCache,
+    SeatContext,
     Table,
     event_line,
     events_added,
@@ -193,8 +194,11 @@ class Viewer:
         away: frozenset[int] = frozenset(),
         public: Mapping[str, str] | None = None,
         shared: Table | None = None,
+        spectators: SeatContext | None = None,
     ) -> None:
-        """``shared``: the room's table at this version and presence, if made already (``room_table``)."""
+        """``shared``: the room's table at this version and presence, if made already (``room_table``);
+        ``spectators``: the spectators' context of that table in this language, if made already (a
+        spectating viewer's own)."""
         self.room = room
         self.snapshot = snapshot
         self.seat = seat
@@ -204,15 +208,19 @@ class Viewer:
             shared = room_table(snapshot, connected, away, match)
         self.table = seat_table(shared, snapshot, seat)
         info = snapshot.seat(seat)
-        context = seat_context(
-            snapshot.engine,
-            snapshot.core,
-            seat,
-            self.table,
-            locale,
-            legal=snapshot.legal(seat),
-            # a spectator has no forms: a version of its own would draw its regions again every move
-            form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
+        context = (
+            spectators
+            if seat is None and spectators is not None
+            else seat_context(
+                snapshot.engine,
+                snapshot.core,
+                seat,
+                self.table,
+                locale,
+                legal=snapshot.legal(seat),
+                # a spectator has no forms: a version of its own would draw its regions again every move
+                form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
+            )
         )
         self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache, public)
         self._events: str | None = None
@@ -253,8 +261,9 @@ class RoomLive:
     cache: RegionCache = field(default_factory=RegionCache)
     viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
-    # locale -> (the snapshot, its public regions), for the same version and presence as ``viewers``
-    public: dict[str, tuple[RoomSnapshot, dict[str, str]]] = field(default_factory=dict)
+    # locale -> (the snapshot, its public regions, the spectators' context they were drawn from), for
+    # the same version and presence as ``viewers``
+    public: dict[str, tuple[RoomSnapshot, dict[str, str], SeatContext]] = field(default_factory=dict)
     table: tuple[RoomSnapshot, Table] | None = None  # the shared table (``room_table``) of that snapshot
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
@@ -286,6 +295,7 @@ class RoomLive:
                 away,
                 public,
                 self.shared_table(snapshot, connected, away),
+                self.public[locale][2],
             )
         return viewer
 
@@ -309,7 +319,7 @@ class RoomLive:
             snapshot.engine, snapshot.core, None, table, locale, legal=[], form_version=PUBLIC_FORM_VERSION
         )
         public = render_public_regions(snapshot.engine, spectators, snapshot.status, locale, self.cache)
-        self.public[locale] = (snapshot, public)
+        self.public[locale] = (snapshot, public, spectators)
         return public
 
 
