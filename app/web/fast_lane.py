@@ -57,7 +57,9 @@ def _route_path(scope: Scope) -> str:
     """The path as the router matches it: without the ``root_path`` a proxy mounts the app under."""
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
-    return path[len(root) :] if root and path.startswith(root) else path
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("", "/"):
+        return path[len(root) :]  # as Starlette's get_route_path: "/app/r/x/act", not "/application/…"
+    return path
 
 
 def _handler_for(
