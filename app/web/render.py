@@ -346,7 +346,8 @@ _TRUTH = object()  # a read of whether a dict is empty
 _A_DICT = object()  # a read of whether a value is a dict (``x is none`` reads nothing else)
 
 
-RECORDED = ("view", "me")  # the context's dicts whose reads are noted path by path (``_RecordedView``)
+# the context's entries whose reads are noted path by path (``_RecordedView``, ``_RecordedTable``)
+RECORDED = ("view", "me", "table")
 
 
 class _RecordedView(dict[str, Any]):
@@ -441,11 +442,46 @@ class _RecordedView(dict[str, Any]):
         return super().items()
 
 
+class _RecordedTable:
+    """The room's ``Table`` in a rendering, noting which of its fields the template reads.
+
+    Read as one name, a table changed with nearly every move (whose turn it is, ``to_act``), so every
+    region reading any of it was drawn again for every viewer: a status line that reads only the
+    room's code and state is now the same across moves. A field holding a dict is read path by path
+    (``_RecordedView``); ``name_of`` reads the players."""
+
+    __slots__ = ("_bourse_table", "_bourse_reads")
+
+    def __init__(self, table: Table, reads: set[tuple[str, Any]]) -> None:
+        self._bourse_table = table
+        self._bourse_reads = reads
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # Python's and Jinja's probes (``__html__``): a table has none
+            raise AttributeError(name)
+        if name == "name_of":
+            self._bourse_reads.add(("table", ("players",)))
+            return self._bourse_table.name_of
+        value = getattr(self._bourse_table, name, _MISSING)
+        if type(value) is dict:
+            self._bourse_reads.add(("table", (name, _A_DICT)))
+            return _RecordedView(value, self._bourse_reads, (name,), "table")
+        self._bourse_reads.add(("table", (name,)))
+        if value is _MISSING:
+            raise AttributeError(name)
+        return value
+
+
 def _input(read: tuple[str, Any], context: SeatContext) -> Any:
     """The value behind one recorded read, for this viewer."""
     kind, key = read
-    if kind != "name":  # a path in one of the RECORDED dicts
+    if kind != "name":  # a path in one of the RECORDED entries
         value: Any = context.view if kind == "view" else context.values[kind]
+        if kind == "table":  # its first step is a field of the dataclass, the rest are keys
+            value = getattr(value, key[0], _MISSING)
+            if value is _MISSING:
+                return value
+            key = key[1:]
         for step in key:
             if step is _WHOLE:
                 return value
@@ -544,10 +580,12 @@ class RegionCache:
                     return entry.html
         reads: set[tuple[str, Any]] = set()
         me = context.values.get("me")
+        table = context.values.get("table")
         values = {
             **context.values,
             "view": _RecordedView(context.view, reads) if context.values["view"] is not None else None,
             "me": _RecordedView(me, reads, root="me") if me is not None else None,
+            "table": _RecordedTable(table, reads) if table is not None else None,
             READS: reads,
         }
         html = env.get_template(template).render(values)
