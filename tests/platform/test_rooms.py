@@ -289,30 +289,37 @@ def test_play_again_creates_a_room_with_the_same_game_and_bots(service: RoomServ
     assert service.seats.seat_for_token(new_code, token) == 0
 
 
-def test_people_get_time_for_a_window_option_bots_would_close(service: RoomService) -> None:
-    """Q.E., 5 players: after an award a person may peek until the next auctioneer reveals the next tile."""
+def _room_at_a_window_for_the_host(service: RoomService) -> str | None:
+    """A 5-player Q.E. room played by bots and a low-bidding host until an award the host may peek
+    at, or ``None`` when the game ends first (the deal decides: an award whose amount the host saw,
+    as auctioneer, winner or from a public open bid, opens no window for it)."""
     code, _, _ = service.seats.create_room("qe", 5, {}, "Host")
     service.seats.add_bot(code, 0, fill=True)
     service.seats.start(code, 0)
     assert not service.turns.window_open_for_people(code)
-    for _ in range(200):
-        snapshot = service.load(code)
+    while (snapshot := service.load(code)).status == "playing":
         assert snapshot.state is not None
         if snapshot.state["phase"] == "award" and any(
             t.get("window") for t in snapshot.engine.legal_actions(snapshot.state, 0)
         ):
-            break
+            return code
         if 0 in snapshot.to_act():
             legal = snapshot.engine.legal_actions(snapshot.state, 0)
             bidding = next((t for t in legal if "amount" in t.get("params", {})), None)
             if bidding is None:  # the host's own turn to reveal the next company
-                service.turns.act(code, 0, snapshot.version, {"type": legal[0]["type"]})
+                service.turns.act(code, 0, snapshot.version, {"type": "reveal"})
                 continue
             amount = bidding["params"]["amount"]
             bid = next(n for n in range(amount["min"], amount["min"] + 5) if n not in amount["exclude"])
             service.turns.act(code, 0, snapshot.version, {"type": bidding["type"], "amount": bid})
         else:
             service.turns.bot_step(code)
-    else:
-        pytest.fail("no award with a peek for the person came up")
+    return None
+
+
+def test_people_get_time_for_a_window_option_bots_would_close(service: RoomService) -> None:
+    """Q.E., 5 players: after an award a person may peek until the next auctioneer reveals the next tile."""
+    # about one deal in twenty gives the host no window (measured over 60 seeds): try a few rooms
+    code = next(filter(None, (_room_at_a_window_for_the_host(service) for _ in range(6))), None)
+    assert code is not None, "no award with a peek for the person came up in six games"
     assert service.turns.window_open_for_people(code)
