@@ -102,6 +102,11 @@ def _refused_number_is_explained(page: Any) -> bool:
     return True
 
 
+# How many CSS pixels of Basari's widest scoring table are out of its scrolling box (0 in other games).
+SCORING_HIDDEN = """() => Math.max(0, ...[...document.querySelectorAll('.bs-scoring')].map(
+  (table) => table.parentElement.scrollWidth - table.parentElement.clientWidth))"""
+
+
 def _screenshots(browser: Any, url: str, storage: Any, game: str) -> None:
     folder = ARTIFACTS / "screens"
     folder.mkdir(parents=True, exist_ok=True)
@@ -177,6 +182,8 @@ def test_a_whole_game_at_the_table(browser: Any, server_url: str, game: str, wid
             decisions += 1
         page.wait_for_selector("#r-status .status-finished", timeout=10_000)
         assert page_width_overflow(page) == 0, "the end screen scrolls sideways"
+        # its scrolling box kept the page in place but hid the Total column on a phone
+        assert page.evaluate(SCORING_HIDDEN) == 0, "a round's scoring scrolls inside its panel"
         assert axe_violations(page) == [], "the end screen"
         assert decisions > 0
         assert page.evaluate("window.__bourseChanged") > 0, "nothing was ever marked as changed"
