@@ -17,7 +17,14 @@ import pytest
 
 from app import simulate
 from app.bots import GRACE, Thought, fits, safe_decision
-from app.bots.search import _Candidate, candidate_actions, clearly_better, outcome_value, strong_action
+from app.bots.search import (
+    _Candidate,
+    best_mean,
+    candidate_actions,
+    clearly_better,
+    outcome_value,
+    strong_action,
+)
 from app.games.base import Budget, Result, view_without_log
 from app.games.registry import ENGINES, checks_of, determinizer_of
 from tests.bots.test_bots import positions
@@ -117,6 +124,20 @@ def test_the_normal_move_stands_unless_another_beats_it_clearly_round_by_round()
     assert clearly_better([normal, noisy, once, steady]).action == {"type": "steady"}
     refused = _Candidate({"type": "refused"}, refused=True)
     assert clearly_better([refused, noisy, once]).action == {"type": "once"}  # the best mean
+
+
+def test_where_caution_costs_more_than_noise_the_best_mean_is_played() -> None:
+    def candidate(name: str, scores: list[float]) -> _Candidate:
+        return _Candidate({"type": name}, dict(enumerate(scores)))
+
+    normal = candidate("normal", [1.0, 0.0, 1.0, 0.0])
+    noisy = candidate("noisy", [1.0, 1.0, 0.0, 0.2])
+    assert best_mean([normal, noisy]).action == {"type": "noisy"}  # clearly_better keeps "normal"
+    assert best_mean([normal, candidate("level", [0.0, 1.0, 0.0, 1.0])]).action == {"type": "normal"}  # a tie
+    assert best_mean([normal, _Candidate({"type": "unplayed"})]).action == {"type": "normal"}
+    assert best_mean([_Candidate({"type": "refused"}, refused=True), _Candidate({"type": "x"})]).action == {
+        "type": "refused"
+    }  # nothing was played: the normal bot's move, as clearly_better gives it
 
 
 def test_a_playout_scores_the_win_share_and_a_little_for_each_rival_outscored() -> None:
