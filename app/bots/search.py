@@ -93,9 +93,9 @@ def strong_action(
     deadline: float | None = None,
 ) -> Action:
     """The normal bot's move, or a candidate that clearly beats it (in Q.E. the best on average) in
-    playouts in worlds drawn from ``view`` (the seat's, and all the search is given of the table), within the budget (by
-    ``deadline`` on the ``time.monotonic`` clock if given: a decision that waited for its turn has
-    less time)."""
+    playouts in worlds drawn from ``view`` (the seat's, and all the search is given of the table),
+    within the budget (by ``deadline`` on the ``time.monotonic`` clock if given: a decision that
+    waited for its turn has less time)."""
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
