@@ -109,10 +109,14 @@ def _punctuation(locale: str) -> dict[str, Any]:
 class FragmentCache(Extension):
     """``{% cache (key, ...) %}…{% endcache %}``: the block is rendered once per key and language.
 
-    For pieces drawn many times over with the same few values (a Q.E. tile is drawn for every seat,
-    every player and every sale). The key must name every value the block reads: the block is not
+    For pieces drawn again and again with the same few values: a Q.E. tile is drawn for every seat,
+    every player and every sale, and a public region's heavy parts (a board, a player's display)
+    mostly stay the same from one move to the next while something else in the region changes. The
+    key must name every value the block reads, locals and ``seat_names`` included: the block is not
     run again for a key it has seen, so what it reads is recorded (``RegionCache``) only through the
-    key. The cache belongs to the environment, one per language and game.
+    key. Inside a room's rendering the fragments are the room's (``RegionCache``: kept while a
+    rendering that used them is kept); elsewhere (a macro of an imported template, which sees no
+    rendering's context, or a page) they belong to the environment, one per language and game.
     """
 
     tags = {"cache"}
@@ -126,15 +130,43 @@ class FragmentCache(Extension):
         lineno = next(parser.stream).lineno
         key = parser.parse_expression()
         body = parser.parse_statements(("name:endcache",), drop_needle=True)
-        return nodes.CallBlock(self.call_method("_fragment", [key]), [], [], body).set_lineno(lineno)
+        call = self.call_method("_fragment", [nodes.ContextReference(), key])
+        return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
 
-    def _fragment(self, value: Any, caller: Callable[[], str]) -> Markup:
-        key = repr(value)  # keys may hold lists and dicts (a player's tiles); their repr is exact
-        fragment = self.fragments.get(key)
+    def _fragment(self, context: Context, value: Any, caller: Callable[[], str]) -> Markup:
+        # repr: keys may hold lists and dicts (a player's tiles); their repr is exact
+        key = (str(self.environment.globals["locale"]), repr(value))
+        room: RoomFragments | None = context.parent.get(FRAGMENTS)  # not a recorded read
+        if room is not None:
+            return room.fragment(key, caller)
+        fragment = self.fragments.get(key[1])
         if fragment is None:
             if len(self.fragments) >= self.LIMIT:
                 self.fragments.clear()
-            fragment = self.fragments[key] = Markup(caller())
+            fragment = self.fragments[key[1]] = Markup(caller())
+        return fragment
+
+
+FRAGMENTS = "__bourse_fragments__"  # the context entry holding a room's fragments while it renders
+
+
+class RoomFragments:
+    """A room's ``{% cache %}`` fragments, and which of them the rendering under way used.
+
+    Kept with the room's ``RegionCache``: a fragment stays while a rendering that used it stays, so
+    a region drawn again after a move finds the parts that did not change (one room's board is no
+    other room's, so they are not kept per environment, where a thousand rooms would push each
+    other's out)."""
+
+    def __init__(self, store: dict[tuple[str, str], Markup], used: set[tuple[str, str]]) -> None:
+        self.store = store
+        self.used = used
+
+    def fragment(self, key: tuple[str, str], caller: Callable[[], str]) -> Markup:
+        self.used.add(key)
+        fragment = self.store.get(key)
+        if fragment is None:
+            fragment = self.store[key] = Markup(caller())
         return fragment
 
 
@@ -280,6 +312,7 @@ def seat_context(
         "info": engine.info,
         "name": table.name_of,
         "names": lambda seats: join_list(locale, (table.name_of(number) for number in seats)),
+        "seat_names": names,  # what ``name`` reads: for the key of a ``{% cache %}`` block that names seats
         "act_url": f"/r/{table.code}/act",
         "t": t,
         "your_move": seat is not None and seat in table.to_act,
@@ -506,6 +539,7 @@ class _Rendered:
     inputs: tuple[Any, ...]
     html: str
     used: int  # the sweep generation it was last used in
+    fragments: frozenset[tuple[str, str]]  # the room's fragments it was drawn with (kept with it)
 
 
 # What renderings read, kept once per process: a region's renderings, in every room of a game, mostly
@@ -549,6 +583,7 @@ class RegionCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], list[_Rendered]] = {}
+        self._fragments: dict[tuple[str, str], Markup] = {}  # the room's ``{% cache %}`` fragments
         self._guard = threading.Lock()
         self._generation = 0
         self.renders = 0  # for tests and benchmarks
@@ -563,6 +598,11 @@ class RegionCache:
                 entries[:] = [e for e in entries if e.used == self._generation or id(e.html) in shown]
                 if not entries:
                     del self._entries[key]
+            kept = {
+                fragment for entries in self._entries.values() for e in entries for fragment in e.fragments
+            }
+            for fragment in self._fragments.keys() - kept:
+                del self._fragments[fragment]
             self._generation += 1
 
     def region(self, env: Environment, region: str, template: str, context: SeatContext, locale: str) -> str:
@@ -579,6 +619,7 @@ class RegionCache:
                     entry.used = self._generation
                     return entry.html
         reads: set[tuple[str, Any]] = set()
+        fragments = RoomFragments(self._fragments, set())
         me = context.values.get("me")
         table = context.values.get("table")
         values = {
@@ -587,12 +628,17 @@ class RegionCache:
             "me": _RecordedView(me, reads, root="me") if me is not None else None,
             "table": _RecordedTable(table, reads) if table is not None else None,
             READS: reads,
+            FRAGMENTS: fragments,
         }
         html = env.get_template(template).render(values)
         recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
         with self._guard:
             entry = _Rendered(
-                recorded, tuple(_input(read, context) for read in recorded), html, self._generation
+                recorded,
+                tuple(_input(read, context) for read in recorded),
+                html,
+                self._generation,
+                frozenset(fragments.used),
             )
             self.renders += 1
             self.renders_of[region] += 1

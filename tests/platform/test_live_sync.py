@@ -334,21 +334,36 @@ def test_public_regions_are_the_same_bytes_for_everyone_and_rendered_once(game: 
     assert engine.result(state) is not None
 
 
-def test_cached_fragments_are_what_the_block_draws_afresh() -> None:
-    """A ``{% cache %}`` key names everything its block reads: a warm fragment cache draws what an
-    empty one does, for every seat through a whole Q.E. game in two languages."""
-    engine = ENGINES["qe"]
-    state = engine.setup(5, {}, 5)
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_cached_fragments_are_what_the_block_draws_afresh(game: str) -> None:
+    """A ``{% cache %}`` key names everything its block reads: a room's warm fragments (kept across
+    moves and sweeps, as a room's publishes keep them) and a warm environment draw what empty ones
+    do, for every seat through a whole game in two languages, and again with a player renamed (at
+    every fifth move: the same table under other names)."""
+    engine = ENGINES[game]
+    players = engine.info.max_players
+    state = engine.setup(players, {}, 5)
     rng = random.Random(8)
-    while engine.result(state) is None:
+    rooms = {locale: RegionCache() for locale in ("en", "zh_Hant")}
+    named = [f"P{number}" for number in range(players)]
+    renamed = ["Renamed", *named[1:]]
+    for step in range(400):
+        if engine.result(state) is not None:
+            break
         core = {**state, "events": []}
-        for locale in ("en", "zh_Hant"):
-            fragments = environment(locale, "qe").extensions[FragmentCache.identifier]
-            for seat in [*range(5), None]:
-                table = Table("x", "qe", "playing", [], engine.to_act(core), None, None, 5)
-                context = seat_context(engine, core, seat, table, locale)
-                warm = render_regions(engine, context, "playing", locale)
-                fragments.fragments.clear()  # type: ignore[attr-defined]
-                assert render_regions(engine, context, "playing", locale) == warm
+        for locale, room in rooms.items():
+            for names in [named, renamed] if step % 5 == 0 else [named]:
+                players_list = [{"seat": number, "name": names[number]} for number in range(players)]
+                table = Table("x", game, "playing", players_list, engine.to_act(core), None, None, players)
+                fragments = environment(locale, game).extensions[FragmentCache.identifier]
+                shown: list[str] = []
+                for seat in [*range(players), None]:
+                    context = seat_context(engine, core, seat, table, locale, form_version=step)
+                    warm = render_regions(engine, context, "playing", locale, room)
+                    fragments.fragments.clear()  # type: ignore[attr-defined]
+                    fresh = render_regions(engine, context, "playing", locale)
+                    assert fresh == warm, (step, locale, seat, names)
+                    shown += warm.values()
+                room.sweep(shown)
         seat = engine.to_act(state)[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
