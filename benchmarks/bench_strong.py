@@ -8,6 +8,11 @@ game of each seat rotation (``app.simulate``, seed = the round number), and appe
 goes on from the next round (``--first N``: several runs at once, each its own rounds, one file each;
 ``--report`` takes several files). A strong decision's search is capped by a fixed playout count
 (``ITERATIONS``) with a clock far above what it needs: the games are the same on any machine.
+``--choose best-mean`` or ``--choose caution`` makes the run's games pick their move by the best mean
+or by ``clearly_better`` whatever ``search.BEST_MEAN`` says, ``--full-playouts`` plays them to the
+game's end (``search.SHORT_PLAYOUTS`` off), ``--generic-candidates`` ignores the game's own candidates
+(``search.OWN_CANDIDATES``) and ``--iterations`` replaces ``ITERATIONS``: the same seeded rounds
+measured both ways.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from app.bots import search
 from app.games.base import Budget
 from app.simulate import Rate, simulate
 
 PLAYERS = 4
-ITERATIONS = {"qe": 16, "tulipmania-1637": 16, "basari": 8, "tulip-bubble": 8}  # playouts a decision
+ITERATIONS = {"qe": 16, "tulipmania-1637": 16, "basari": 24, "tulip-bubble": 8}  # playouts a decision
+# (Basari's playouts stop at the end of the round: 24 of them, a decision's median ~105 ms here)
 ORDERINGS = {
     "strong vs three normal": ["strong", "normal", "normal", "normal"],
     "normal vs three strong": ["normal", "strong", "strong", "strong"],
@@ -49,6 +56,10 @@ def play_round(out: Path, number: int, orderings: list[str], games: list[str]) -
             "ordering": ordering,
             "round": number,
             "cpu_seconds": time.process_time() - started,
+            "best_mean": game in search.BEST_MEAN,
+            "short_playouts": game in search.SHORT_PLAYOUTS,
+            "own_candidates": game in search.OWN_CANDIDATES,
+            "iterations": ITERATIONS[game],
             "failures": summary.failures,
             "games": [
                 {
@@ -115,16 +126,31 @@ def main() -> None:
     parser.add_argument("--first", type=int, help="the first round's number (default: after the file's last)")
     parser.add_argument("--ordering", choices=list(ORDERINGS), action="append")
     parser.add_argument("--game", choices=list(ITERATIONS), action="append")
+    parser.add_argument("--choose", choices=["best-mean", "caution"], help="override search.BEST_MEAN")
+    parser.add_argument("--full-playouts", action="store_true", help="to the game's end (SHORT_PLAYOUTS off)")
+    parser.add_argument("--generic-candidates", action="store_true", help="OWN_CANDIDATES off")
+    parser.add_argument("--iterations", type=int, help="playouts a decision, instead of ITERATIONS")
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
     if args.report:
         print(report(args.out))
         return
+    games = args.game or list(ITERATIONS)
+    if args.choose == "best-mean":
+        search.BEST_MEAN = search.BEST_MEAN | set(games)
+    elif args.choose == "caution":
+        search.BEST_MEAN = search.BEST_MEAN - set(games)
+    if args.full_playouts:
+        search.SHORT_PLAYOUTS = search.SHORT_PLAYOUTS - set(games)
+    if args.generic_candidates:
+        search.OWN_CANDIDATES = search.OWN_CANDIDATES - set(games)
+    if args.iterations:
+        ITERATIONS.update(dict.fromkeys(games, args.iterations))
     out: Path = args.out[0]
     done = {json.loads(text)["round"] for text in out.read_text().splitlines()} if out.exists() else set()
     first = args.first if args.first is not None else max(done, default=0) + 1
     for number in range(first, first + args.rounds):
-        play_round(out, number, args.ordering or list(ORDERINGS), args.game or list(ITERATIONS))
+        play_round(out, number, args.ordering or list(ORDERINGS), games)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,11 @@ For a decision it lists a few candidate actions (the normal bot's own choice fir
 choices of the legal templates, and bids scaled around the normal bot's amount), and plays each out
 again and again: a *world* is drawn that the seat cannot tell from the table it sees (the game's
 ``determinize`` module builds a state from the seat's view alone, drawing every hidden card, token,
-amount and deck order from what the view does not show), the candidate is played in it, and the normal bot plays every seat to the end. A playout
-scores the seat's win share plus a little for each rival it outscores. Candidates take turns, each
+amount and deck order from what the view does not show), the candidate is played in it, and the
+normal bot plays every seat to the end. A playout scores the seat's win share plus a little for each
+rival it outscores. A game may stop its playouts sooner and value the position there itself
+(``SHORT_PLAYOUTS``: Basari's end at the scoring of the round, valued as points ahead of the best
+rival), and may propose the candidates itself (``OWN_CANDIDATES``: Basari's offers). Candidates take turns, each
 round in the same world with the same draws (common random numbers: their difference is then mostly
 their own), so a search cut short still compares them fairly. The normal bot's move stands unless
 another beats it clearly over the rounds (``clearly_better``): a few noisy playouts that merely favour
@@ -20,6 +23,7 @@ guard behind it. The engines stay pure: the clock is read here only.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import random
@@ -55,6 +59,12 @@ CLEARLY_AFTER = 1.4
 # games against three normal ones so, 35.8% ± 6.1 keeping the normal move unless clearly beaten (the
 # same 240 seeded games, 16 playouts a decision; BENCHMARKS.md). The others keep the caution.
 BEST_MEAN = frozenset({"qe"})
+# Games whose determinize module gives a horizon (``playout_over(start, state)``) and a value there
+# (``position_value(state, seat)``): their playouts stop at the horizon instead of the game's end.
+SHORT_PLAYOUTS = frozenset({"basari"})
+# Games whose determinize module proposes the candidates (``candidates(view, seat)``, None where it
+# has nothing to say): Basari's offers, which the generic variants cannot make sensibly.
+OWN_CANDIDATES = frozenset({"basari"})
 PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the simulator's games)
 
 Search = Callable[..., Action]  # strong_action, or the same in another process (app/bots/apart.py)
@@ -99,8 +109,10 @@ def strong_action(
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
-    candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng)]
     determinize = determinizer_of(engine.info.id)
+    horizon = _horizon(engine.info.id, determinize)
+    own = _own_candidates(engine.info.id, determinize, view, seat)
+    candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng, own)]
 
     def worlds(draws: random.Random) -> State:
         return determinize(view, seat, draws)
@@ -117,12 +129,34 @@ def strong_action(
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline):
+            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline, horizon):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
     choose = best_mean if engine.info.id in BEST_MEAN else clearly_better
     return choose(candidates).action
+
+
+Horizon = tuple[Callable[[State, State], bool], Callable[[State, int], float]]
+
+
+def _horizon(game_id: str, determinize: Callable[..., State]) -> Horizon | None:
+    """The game's playout horizon and the value of a position there, if its playouts are short."""
+    if game_id not in SHORT_PLAYOUTS:
+        return None
+    module = importlib.import_module(determinize.__module__)
+    return module.playout_over, module.position_value
+
+
+def _own_candidates(
+    game_id: str, determinize: Callable[..., State], view: View, seat: int
+) -> list[Action] | None:
+    """The moves the game itself proposes for the search (its determinize module's ``candidates``,
+    if the game is in ``OWN_CANDIDATES`` and has some for this decision), else None."""
+    if game_id not in OWN_CANDIDATES:
+        return None
+    found: list[Action] | None = importlib.import_module(determinize.__module__).candidates(view, seat)
+    return found
 
 
 def best_mean(candidates: list[_Candidate]) -> _Candidate:
@@ -160,30 +194,41 @@ def _try(
     round_number: int,
     world_seed: int,
     deadline: float,
+    horizon: Horizon | None = None,
 ) -> bool:
     """One playout of the candidate; False if the clock ran out during it (it then counts for nothing).
     The same seed gives the same world and the same playout draws, so that candidates of one round
     differ only by what they do (far less noise between them than independent playouts have)."""
     rng = random.Random(world_seed)
-    world = worlds(rng)
+    start = world = worlds(rng)
     try:
         world = engine.apply(world, seat, candidate.action)
     except IllegalAction:  # a template's constraint refused it (in this world, so in the real one)
         candidate.refused = True
         return True
-    end = playout(engine, world, rng, deadline)
+    end = playout(engine, world, rng, deadline, None if horizon is None else lambda s: horizon[0](start, s))
     if end is None:
         return False
-    candidate.scores[round_number] = playout_score(engine, end, seat)
+    if horizon is None:
+        candidate.scores[round_number] = playout_score(engine, end, seat)
+    else:
+        candidate.scores[round_number] = horizon[1](end, seat)
     return True
 
 
-def playout(engine: Engine, state: State, rng: random.Random, deadline: float = math.inf) -> State | None:
-    """The game played to its end by the normal bot in every seat (a refused or failing move is
-    replaced by a random legal one, as at a real table); None if ``deadline`` passes first."""
+def playout(
+    engine: Engine,
+    state: State,
+    rng: random.Random,
+    deadline: float = math.inf,
+    over: Callable[[State], bool] | None = None,
+) -> State | None:
+    """The game played to its end (or until ``over`` says so) by the normal bot in every seat (a
+    refused or failing move is replaced by a random legal one, as at a real table); None if
+    ``deadline`` passes first."""
     budget = Budget()
     for _ in range(PLAYOUT_LIMIT):
-        if state["finished"]:
+        if state["finished"] or (over is not None and over(state)):
             break
         if time.monotonic() > deadline:
             return None
@@ -220,11 +265,16 @@ def outcome_value(result: Result, seat: int) -> float:
     return won + RIVAL_WEIGHT * beaten / len(rivals)
 
 
-def candidate_actions(normal: Action, legal: list[dict[str, Any]], rng: random.Random) -> list[Action]:
+def candidate_actions(
+    normal: Action, legal: list[dict[str, Any]], rng: random.Random, own: list[Action] | None = None
+) -> list[Action]:
     """The normal bot's action, then variants of it (each other option, bids scaled around its
-    amount), then one of every other template, at most ``MAX_CANDIDATES``, no two alike."""
+    amount), then one of every other template, at most ``MAX_CANDIDATES``, no two alike; or, if the
+    game proposes its own moves for this decision (``own``), the normal bot's and those."""
     found: list[Action] = [normal]
-    for template in legal:
+    if own:
+        found += own
+    for template in legal if not own else []:
         if template["type"] == normal.get("type"):
             found += _variants(normal, template)
     for template in legal:

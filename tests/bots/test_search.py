@@ -9,6 +9,7 @@ BENCHMARKS.md ("Bots and the simulator") has the strength figures and their comm
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -23,6 +24,7 @@ from app.bots.search import (
     candidate_actions,
     clearly_better,
     outcome_value,
+    playout,
     strong_action,
 )
 from app.games.base import Budget, Result, view_without_log
@@ -144,6 +146,46 @@ def test_a_playout_scores_the_win_share_and_a_little_for_each_rival_outscored() 
     assert outcome_value(Result(winners=[0], scores=[9, 5, 5, 1]), 0) == pytest.approx(1.2)
     assert outcome_value(Result(winners=[0, 1], scores=[9, 9, 5, 1]), 1) == pytest.approx(0.5 + 0.2 * 2.5 / 3)
     assert outcome_value(Result(winners=[3], scores=[4, None, 5, 9]), 0) == 0.0
+
+
+def test_a_basari_playout_stops_when_its_round_is_scored_and_values_the_lead() -> None:
+    from app.games.basari.determinize import playout_over, position_value
+
+    engine = ENGINES["basari"]
+    for state, _ in positions("basari", 4, seed=9, every=40)[:6]:
+        end = playout(engine, state, random.Random(1), over=functools.partial(playout_over, state))
+        assert end is not None
+        assert len(end["round_summaries"]) == len(state["round_summaries"]) + 1
+        assert end["finished"] or end["phase"] == "round_summary"
+        values = [position_value(end, seat) for seat in range(4)]
+        assert max(values) >= 0 and sum(value > 0 for value in values) <= 1  # only the leader is ahead
+    final = playout(engine, engine.setup(4, {}, 3), random.Random(2))
+    assert final is not None and final["finished"]
+    scores = final["scores"]
+    assert position_value(final, 0) == scores[0] - max(scores[1:])  # at the end: the points alone
+
+
+def test_basari_proposes_offers_to_weigh_in_a_bargain_and_each_is_legal() -> None:
+    from app.games.basari.determinize import candidates
+
+    engine = ENGINES["basari"]
+    first = answers = 0
+    for state, seat in positions("basari", 4, seed=11, every=1):
+        view = view_without_log(engine, state, seat)
+        found = candidates(view, seat)
+        if state["phase"] != "bargain":
+            assert found is None
+            continue
+        assert found
+        for action in found:
+            engine.apply(state, seat, action)  # legal, constraint included
+        if state["bargain"]["offers"]:
+            answers += 1
+            assert found[0] == {"type": "accept"}
+        else:
+            first += 1
+            assert all(action["type"] == "offer" for action in found)
+    assert first and answers
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 
 from app.games import base
-from app.games.basari.bot import choice_odds, table_of
-from app.games.basari.data import GAME_ID, MARKET_CARDS
-from app.games.base import State, View
+from app.games.basari.bot import _offers_of, cheapest_raise, choice_odds, gems_value, table_of
+from app.games.basari.data import COLOURS, GAME_ID, MAJORITY_POINTS, MARKET_CARDS, ROUNDS
+from app.games.base import Action, State, View
 
 
 def determinize(view: View, seat: int, rng: random.Random) -> State:
@@ -69,3 +69,66 @@ def determinize(view: View, seat: int, rng: random.Random) -> State:
 def _drawn(odds: dict[str, float], rng: random.Random) -> str:
     cards = list(odds)
     return rng.choices(cards, weights=[odds[card] for card in cards])[0]
+
+
+# The search's playouts in Basari stop when the round they started in has been scored (a round is
+# a third of the game, so a playout costs a fraction of one to the end and the search gets several
+# times more for its budget); the position is then valued by ``position_value``.
+PROSPECT_WEIGHT = 0.5  # of a colour's majority points per round to come, shared by the gems held
+
+
+def playout_over(start: State, state: State) -> bool:
+    """Whether a playout from ``start`` has reached its horizon: the round it began in is scored."""
+    return bool(state["finished"]) or len(state["round_summaries"]) > len(start["round_summaries"])
+
+
+def position_value(state: State, seat: int) -> float:
+    """The seat's points ahead of its best rival (behind: negative), each seat's points counted with
+    its gems' prospect in the rounds still to come: per colour, that colour's majority points shared
+    by the squares of the gems held (the leader's share largest), ``PROSPECT_WEIGHT`` of it a round."""
+    players = state["players"]
+    rounds_left = ROUNDS - len(state["round_summaries"])
+    worth = list(map(float, state["scores"]))
+    if rounds_left > 0:
+        for colour in COLOURS:
+            squares = [state["gems"][s][colour] ** 2 for s in range(players)]
+            total = sum(squares)
+            if total:
+                for s in range(players):
+                    worth[s] += rounds_left * PROSPECT_WEIGHT * MAJORITY_POINTS[colour] * squares[s] / total
+    return worth[seat] - max(worth[s] for s in range(players) if s != seat)
+
+
+def candidates(view: View, seat: int) -> list[Action] | None:
+    """The offers worth weighing in a bargain (the search's candidates besides the normal bot's move):
+    a first offer of each colour's single gem, or of the two gems the seat values least; against an
+    offer, accepting, the cheapest raise and the cheapest raise by one gem more. None elsewhere (the
+    action cards: the generic candidates are all three)."""
+    bargain = view["bargain"]
+    if view["phase"] != "bargain" or bargain is None or bargain["to_move"] != seat:
+        return None
+    table = table_of(view)
+    own = table["gems"][seat]
+    if not bargain["offers"]:
+        found: list[Action] = [
+            {"type": "offer", "gems": {c: int(c == colour) for c in COLOURS}}
+            for colour in COLOURS
+            if own[colour]
+        ]
+        pairs = _offers_of(own, 2)
+        if pairs:
+            found.append(
+                {"type": "offer", "gems": min(pairs, key=lambda gems: gems_value(table, seat, gems))}
+            )
+        return found
+    current = bargain["offers"][-1]["gems"]
+    found = [{"type": "accept"}]
+    cheapest = cheapest_raise(table, seat, current)
+    if cheapest is not None:
+        found.append({"type": "offer", "gems": cheapest})
+        bigger = _offers_of(own, sum(cheapest.values()) + 1)
+        if bigger:
+            found.append(
+                {"type": "offer", "gems": min(bigger, key=lambda gems: gems_value(table, seat, gems))}
+            )
+    return found
