@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
+from types import FunctionType, MethodType
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, TemplateNotFound, nodes, select_autoescape
@@ -65,6 +66,17 @@ class _Environment(Environment):
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         return {**self.globals, **(d or {})}
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``obj.attribute`` as Jinja gives it (an attribute first, then an item), with a dict's item
+        looked up first when no attribute of a dict has that name: views are dicts, and Jinja's
+        order raised and caught an ``AttributeError`` for nearly every ``view.key`` a template read."""
+        if isinstance(obj, dict) and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
 
 
 @lru_cache
@@ -373,6 +385,22 @@ class _Recorded(Context):
             reads.add(("name", key))
         return super().resolve_or_missing(key)
 
+    def call(__self, __obj: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's names
+        """A template's call of ``__obj``, as Jinja makes it, with a short way for a plain function
+        that asks for no context (``_``, ``ngettext``, ``name``, ``listed``…: most calls a render
+        makes), which Jinja's version probed for that twice a call."""
+        plain = __obj.__func__ if type(__obj) is MethodType else __obj  # a bound method: ``name``
+        if type(plain) is FunctionType and "jinja_pass_arg" not in plain.__dict__:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:
+                return __self.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
+        return super().call(__obj, *args, **kwargs)
+
 
 _WHOLE = object()  # a read of a whole dict (walked, compared, printed)
 _TRUTH = object()  # a read of whether a dict is empty
@@ -473,6 +501,10 @@ class _RecordedView(dict[str, Any]):
     def items(self) -> Any:
         self._whole()
         return super().items()
+
+
+# What ``x.name`` finds as an attribute on a view (a dict, or a recorded one): ``_Environment.getattr``
+_DICT_ATTRIBUTES = frozenset(dir(dict)) | frozenset(dir(_RecordedView))
 
 
 class _RecordedTable:
