@@ -1,12 +1,18 @@
 """What publishing a move costs in process, per game: the regions rendered and the time to make every
 viewer's page (each seat and the spectators, in one language), as ``Fanout`` does after a move.
 
-Run: ``.venv/bin/python -m benchmarks.bench_publish [--games qe,basari] [--rounds 3]``. It prints
-figures; it asserts nothing. Bots play whole games at each game's largest player count through
+Run: ``.venv/bin/python -m benchmarks.bench_publish [--games qe,basari] [--rounds 3] [--seed S]``. It
+prints figures; it asserts nothing. Bots play whole games at each game's largest player count through
 ``RoomService`` on a temporary SQLite file; after every move the room's viewers are made from the
 committed snapshot with one ``RoomLive`` (its region cache, public regions and viewers), exactly
 what a publish renders, without sockets. Time is CPU time of this process (``time.process_time``),
 so other load on the machine matters less than for wall time.
+
+On a shared machine even CPU time varies by a third from run to run. For a change's effect, count
+instructions instead, which do not vary: with ``--seed`` the games are the same on every run, and
+``--no-publish`` plays them without making any page, so under valgrind
+``callgrind(--seed S) - callgrind(--seed S --no-publish)`` is what publishing those moves cost
+(BENCHMARKS.md, "Counting instructions").
 """
 
 from __future__ import annotations
@@ -17,17 +23,27 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from sqlmodel import select
+
 from app.db import Database
 from app.games.registry import ENGINES
 from app.migrate import upgrade_to_head
+from app.models import Room
 from app.rooms import RoomService
 from app.web.live import RoomLive
 
 
-def bench_game(service: RoomService, game_id: str) -> tuple[int, float, Counter[str]]:
-    """(moves, CPU seconds spent making every viewer's page after each move, renders per region)."""
+def bench_game(
+    service: RoomService, game_id: str, seed: int | None = None, publish: bool = True
+) -> tuple[int, float, Counter[str]]:
+    """(moves, CPU seconds spent making every viewer's page after each move, renders per region);
+    ``seed``: the room's (else a random one); without ``publish`` no page is made."""
     players = ENGINES[game_id].info.max_players
     code, _, _ = service.seats.create_room(game_id, players, {}, None)
+    if seed is not None:
+        with service.writer.db.write() as session:
+            row = session.exec(select(Room).where(Room.code == code)).one()
+            row.seed = str(seed)
     service.seats.add_bot(code, None, fill=True)
     service.seats.start(code, None)
     room = RoomLive()
@@ -35,18 +51,22 @@ def bench_game(service: RoomService, game_id: str) -> tuple[int, float, Counter[
     moves, spent = 0, 0.0
     while service.turns.bot_step(code):
         snapshot = service.load(code)
-        started = time.process_time()
-        for seat in [None, *range(players)]:
-            room.viewer(snapshot, seat, "en", everyone)
-        spent += time.process_time() - started
         moves += 1
+        if not publish:
+            continue
+        started = time.process_time()
+        viewers = [room.viewer(snapshot, seat, "en", everyone) for seat in [None, *range(players)]]
+        room.cache.sweep(html for viewer in viewers for html in viewer.regions.values())  # as Fanout does
+        spent += time.process_time() - started
     return moves, spent, room.cache.renders_of
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(sorted(ENGINES)))
-    parser.add_argument("--rounds", type=int, default=3, help="whole games per game id (random seeds)")
+    parser.add_argument("--rounds", type=int, default=3, help="whole games per game id")
+    parser.add_argument("--seed", type=int, help="the first game's seed, then the next ones (else random)")
+    parser.add_argument("--no-publish", action="store_true", help="play the games without making pages")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{Path(folder) / 'bench.db'}"
@@ -55,8 +75,11 @@ def main() -> None:
         service = RoomService(db)
         for game_id in options.games.split(","):
             moves, spent, renders = 0, 0.0, Counter[str]()
-            for _ in range(options.rounds):
-                game_moves, game_spent, game_renders = bench_game(service, game_id)
+            for number in range(options.rounds):
+                seed = None if options.seed is None else options.seed + number
+                game_moves, game_spent, game_renders = bench_game(
+                    service, game_id, seed, publish=not options.no_publish
+                )
                 moves, spent = moves + game_moves, spent + game_spent
                 renders.update(game_renders)
             per_region = ", ".join(
