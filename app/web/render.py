@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
+from hashlib import blake2b
 from pathlib import Path
 from types import FunctionType, MethodType
 from typing import Any
@@ -162,23 +163,31 @@ class FragmentCache(Extension):
 FRAGMENTS = "__bourse_fragments__"  # the context entry holding a room's fragments while it renders
 
 
+FragmentKey = tuple[str, bytes]  # (language, a digest of the key's repr)
+
+
 class RoomFragments:
     """A room's ``{% cache %}`` fragments, and which of them the rendering under way used.
 
     Kept with the room's ``RegionCache``: a fragment stays while a rendering that used it stays, so
     a region drawn again after a move finds the parts that did not change (one room's board is no
     other room's, so they are not kept per environment, where a thousand rooms would push each
-    other's out)."""
+    other's out). Each is a copy of part of a kept rendering, so it is kept small: as UTF-8 (a
+    region's "ƒ" or "●" makes Python keep the whole string at two bytes a character) under a
+    128-bit digest of its key (a key's repr can be as long as the fragment)."""
 
-    def __init__(self, store: dict[tuple[str, str], Markup], used: set[tuple[str, str]]) -> None:
+    def __init__(self, store: dict[FragmentKey, bytes], used: set[FragmentKey]) -> None:
         self.store = store
         self.used = used
 
     def fragment(self, key: tuple[str, str], caller: Callable[[], str]) -> Markup:
-        self.used.add(key)
-        fragment = self.store.get(key)
-        if fragment is None:
-            fragment = self.store[key] = Markup(caller())
+        digest = (key[0], blake2b(key[1].encode(), digest_size=16).digest())
+        self.used.add(digest)
+        kept = self.store.get(digest)
+        if kept is not None:
+            return Markup(kept.decode())
+        fragment = Markup(caller())
+        self.store[digest] = fragment.encode()
         return fragment
 
 
@@ -571,7 +580,7 @@ class _Rendered:
     inputs: tuple[Any, ...]
     html: str
     used: int  # the sweep generation it was last used in
-    fragments: frozenset[tuple[str, str]]  # the room's fragments it was drawn with (kept with it)
+    fragments: frozenset[FragmentKey]  # the room's fragments it was drawn with (kept with it)
 
 
 # What renderings read, kept once per process: a region's renderings, in every room of a game, mostly
@@ -615,7 +624,7 @@ class RegionCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], list[_Rendered]] = {}
-        self._fragments: dict[tuple[str, str], Markup] = {}  # the room's ``{% cache %}`` fragments
+        self._fragments: dict[FragmentKey, bytes] = {}  # the room's ``{% cache %}`` fragments
         self._guard = threading.Lock()
         self._generation = 0
         self.renders = 0  # for tests and benchmarks
