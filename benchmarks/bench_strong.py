@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bots import search
+from app.games.basari import determinize as basari_search
 from app.games.base import Budget
 from app.simulate import Rate, simulate
 
@@ -59,6 +60,8 @@ def play_round(out: Path, number: int, orderings: list[str], games: list[str]) -
             "best_mean": game in search.BEST_MEAN,
             "short_playouts": game in search.SHORT_PLAYOUTS,
             "own_candidates": game in search.OWN_CANDIDATES,
+            "basari_cards_searched": basari_search.SEARCH_THE_CARDS,
+            "basari_card_temperature": basari_search.CARD_TEMPERATURE,
             "iterations": ITERATIONS[game],
             "failures": summary.failures,
             "games": [
@@ -129,6 +132,14 @@ def main() -> None:
     parser.add_argument("--choose", choices=["best-mean", "caution"], help="override search.BEST_MEAN")
     parser.add_argument("--full-playouts", action="store_true", help="to the game's end (SHORT_PLAYOUTS off)")
     parser.add_argument("--generic-candidates", action="store_true", help="OWN_CANDIDATES off")
+    parser.add_argument(
+        "--basari-cards",
+        choices=["search", "normal", "soft"],
+        help="Basari's card: searched, normal's, drawn",
+    )
+    parser.add_argument(
+        "--card-temperature", type=float, default=1.0, help="points, with --basari-cards soft"
+    )
     parser.add_argument("--iterations", type=int, help="playouts a decision, instead of ITERATIONS")
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
@@ -144,6 +155,9 @@ def main() -> None:
         search.SHORT_PLAYOUTS = search.SHORT_PLAYOUTS - set(games)
     if args.generic_candidates:
         search.OWN_CANDIDATES = search.OWN_CANDIDATES - set(games)
+    if args.basari_cards:
+        basari_search.SEARCH_THE_CARDS = args.basari_cards != "normal"
+        basari_search.CARD_TEMPERATURE = args.card_temperature if args.basari_cards == "soft" else None
     if args.iterations:
         ITERATIONS.update(dict.fromkeys(games, args.iterations))
     out: Path = args.out[0]

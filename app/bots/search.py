@@ -14,7 +14,8 @@ their own), so a search cut short still compares them fairly. The normal bot's m
 another beats it clearly over the rounds (``clearly_better``): a few noisy playouts that merely favour
 a move would make the search play at random among its candidates, worse than the normal bot, and in a
 simultaneous choice (Basari's action cards) trade the normal bot's mixed odds for a predictable card.
-In Q.E. that caution costs more than the noise (``BEST_MEAN``): there the best mean is played.
+In Q.E. and Tulip Bubble that caution costs more than the noise (``BEST_MEAN``): there the best
+mean is played.
 
 The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
 when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its
@@ -31,7 +32,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from app.games.base import (
     Action,
@@ -55,10 +56,12 @@ RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival ou
 # rounds it was compared in less one: Student's t, one-sided 90% (so few rounds must show more).
 CLEARLY = {1: 3.08, 2: 1.89, 3: 1.64, 4: 1.53, 5: 1.48, 6: 1.44}
 CLEARLY_AFTER = 1.4
-# Games whose search plays the candidate with the best mean: Q.E.'s strong bot won 52.7% ± 6.3 of 240
-# games against three normal ones so, 35.8% ± 6.1 keeping the normal move unless clearly beaten (the
-# same 240 seeded games, 16 playouts a decision; BENCHMARKS.md). The others keep the caution.
-BEST_MEAN = frozenset({"qe"})
+# Games whose search plays the candidate with the best mean, each measured both ways on the same
+# seeded games against three normal bots (BENCHMARKS.md): Q.E.'s strong bot won 52.7% ± 6.3 of 240
+# so, 35.8% ± 6.1 keeping the normal move unless clearly beaten (16 playouts a decision); Tulip
+# Bubble's 68.8% ± 13.3 of 48, against 42.7% (8 playouts). Tulipmania keeps the caution (47.9% ± 6.3
+# of 240 with it, 40.7% ± 8.2 of 140 with the best mean), and so does Basari's bargaining.
+BEST_MEAN = frozenset({"qe", "tulip-bubble"})
 # Games whose determinize module gives a horizon (``playout_over(start, state)``) and a value there
 # (``position_value(state, seat)``): their playouts stop at the horizon instead of the game's end.
 SHORT_PLAYOUTS = frozenset({"basari"})
@@ -133,6 +136,9 @@ def strong_action(
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
+    temperature = _choice_temperature(engine.info.id, determinize, view)
+    if temperature is not None:
+        return drawn_by_mean(candidates, temperature, rng).action
     choose = best_mean if engine.info.id in BEST_MEAN else clearly_better
     return choose(candidates).action
 
@@ -157,6 +163,24 @@ def _own_candidates(
         return None
     found: list[Action] | None = importlib.import_module(determinize.__module__).candidates(view, seat)
     return found
+
+
+def _choice_temperature(game_id: str, determinize: Callable[..., State], view: View) -> float | None:
+    """The game's temperature for this decision (its determinize module's ``choice_temperature``),
+    if it has one: the move is then drawn (``drawn_by_mean``)."""
+    module = importlib.import_module(determinize.__module__)
+    found = getattr(module, "choice_temperature", None)
+    return None if found is None else cast(float | None, found(view))
+
+
+def drawn_by_mean(candidates: list[_Candidate], temperature: float, rng: random.Random) -> _Candidate:
+    """A candidate drawn with odds in proportion to exp(mean / ``temperature``) over those played (the
+    first, the normal bot's move, if none was)."""
+    tried = [c for c in candidates if c.scores and not c.refused]
+    if not tried:
+        return candidates[0]
+    top = max(c.mean for c in tried)
+    return rng.choices(tried, weights=[math.exp((c.mean - top) / temperature) for c in tried])[0]
 
 
 def best_mean(candidates: list[_Candidate]) -> _Candidate:
@@ -270,11 +294,12 @@ def candidate_actions(
 ) -> list[Action]:
     """The normal bot's action, then variants of it (each other option, bids scaled around its
     amount), then one of every other template, at most ``MAX_CANDIDATES``, no two alike; or, if the
-    game proposes its own moves for this decision (``own``), the normal bot's and those."""
+    game proposes its own moves for this decision (``own``), the normal bot's and those (none: the
+    normal bot's move is played without a search)."""
     found: list[Action] = [normal]
-    if own:
+    if own is not None:
         found += own
-    for template in legal if not own else []:
+    for template in legal if own is None else []:
         if template["type"] == normal.get("type"):
             found += _variants(normal, template)
     for template in legal:

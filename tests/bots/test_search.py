@@ -23,6 +23,7 @@ from app.bots.search import (
     best_mean,
     candidate_actions,
     clearly_better,
+    drawn_by_mean,
     outcome_value,
     playout,
     strong_action,
@@ -140,6 +141,24 @@ def test_where_caution_costs_more_than_noise_the_best_mean_is_played() -> None:
     assert best_mean([_Candidate({"type": "refused"}, refused=True), _Candidate({"type": "x"})]).action == {
         "type": "refused"
     }  # nothing was played: the normal bot's move, as clearly_better gives it
+
+
+def test_a_drawn_choice_favours_the_best_mean_by_its_temperature() -> None:
+    def candidate(name: str, scores: list[float]) -> _Candidate:
+        return _Candidate({"type": name}, dict(enumerate(scores)))
+
+    good, level, poor = (
+        candidate("good", [3.0, 3.0]),
+        candidate("level", [3.0, 3.0]),
+        candidate("poor", [0.0]),
+    )
+    rng = random.Random(4)
+    drawn = [drawn_by_mean([poor, good, level], 1.0, rng).action["type"] for _ in range(400)]
+    assert 150 < drawn.count("good") < 250 and 150 < drawn.count("level") < 250  # e^-3: ~5% "poor"
+    assert 5 <= drawn.count("poor") <= 40
+    assert all(drawn_by_mean([poor, good], 0.01, rng).action == {"type": "good"} for _ in range(20))
+    refused = _Candidate({"type": "refused"}, refused=True)
+    assert drawn_by_mean([refused, _Candidate({"type": "unplayed"})], 1.0, rng).action == {"type": "refused"}
 
 
 def test_a_playout_scores_the_win_share_and_a_little_for_each_rival_outscored() -> None:

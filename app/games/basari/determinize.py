@@ -4,7 +4,13 @@ Built from the seat's view alone. The seat sees everything but the order of the 
 action cards the others have chosen and not yet revealed (ruling 9): ``determinize`` deals the deck
 (the market cards on no display) in a fresh order, draws each of those cards from the odds that the
 normal bot gives its holder (``bot.choice_odds``, public arithmetic on the view: a search that met
-rivals choosing at random would answer the wrong table) and copies the rest from the view. ``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
+rivals choosing at random would answer the wrong table) and copies the rest from the view.
+``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
+
+It also tells the search how to think about Basari: where its playouts stop and what the position is
+worth there (``playout_over``, ``position_value``), which offers to weigh in a bargain
+(``candidates``), and that the action card, a simultaneous choice, is drawn by the searched values
+rather than taken outright (``choice_temperature``).
 """
 
 from __future__ import annotations
@@ -99,11 +105,28 @@ def position_value(state: State, seat: int) -> float:
     return worth[seat] - max(worth[s] for s in range(players) if s != seat)
 
 
+SEARCH_THE_CARDS = True  # False: the action card is the normal bot's (drawn from its odds), unsearched
+# None: the searched card is the normal bot's unless another is clearly better (``clearly_better``);
+# a number (points): the card is drawn with odds growing as exp(mean value / it), so that strong bots
+# that search alike do not all leave the normal bot's odds for the same card. Measured on the same
+# seeded games (BENCHMARKS.md): clearly better, 60.5% ± 9.4 of 100 against three normal bots but
+# normal 23.4% ± 14.6 of 32 against three strong; drawn at 1 point, 53.0% ± 9.8 and 11.2% ± 8.3 (52).
+CARD_TEMPERATURE: float | None = 1.0
+
+
+def choice_temperature(view: View) -> float | None:
+    """The temperature of a drawn choice among the searched candidates (``CARD_TEMPERATURE`` for the
+    action card, a simultaneous choice), None where the search picks one outright."""
+    return CARD_TEMPERATURE if view["phase"] == "choose" else None
+
+
 def candidates(view: View, seat: int) -> list[Action] | None:
     """The offers worth weighing in a bargain (the search's candidates besides the normal bot's move):
     a first offer of each colour's single gem, or of the two gems the seat values least; against an
     offer, accepting, the cheapest raise and the cheapest raise by one gem more. None elsewhere (the
     action cards: the generic candidates are all three)."""
+    if view["phase"] == "choose" and not SEARCH_THE_CARDS:
+        return []
     bargain = view["bargain"]
     if view["phase"] != "bargain" or bargain is None or bargain["to_move"] != seat:
         return None
