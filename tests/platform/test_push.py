@@ -214,6 +214,35 @@ def test_each_new_decision_is_told_once_and_a_decision_already_shown_is_not(
     assert len(push_service.wait_for(2, "bob")) == 2
 
 
+def test_a_queued_room_is_told_from_its_newest_snapshot_not_the_one_that_queued_it(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    """Bob's turn comes and queues the room; he decides before the sender gets to it: the sender
+    tells the room as it is then (nobody waits for Bob), not as it was when queued."""
+    code, tokens = new_room(client, toy_game, 2)
+    start(client, code, tokens)
+    service = service_of(client)
+    sender_of(client).stop()  # the app's sender would tell round 2 the moment it comes: ours only
+    sender = PushSender(service, sender_of(client).vapid)  # its worker is run by hand below
+    assert subscribe(client, code, tokens[1], push_service.subscription("bob")).status_code == 204
+    sender.note(code, service.load(code))  # round 1, as Bob's page already shows it
+    pick(client, code, tokens, 1)
+    pick(client, code, tokens, 0)
+    sender.note(code, service.load(code))  # round 2: a new decision for Bob queues the room
+    pick(client, code, tokens, 1)  # ... which he makes before the sender runs
+    sender.note(code, service.load(code))
+    sender._rooms.put(None)  # after the queued room, the worker stops
+    sender._run()
+    assert push_service.browsers["bob"].received == []
+    pick(client, code, tokens, 0)  # round 3: a decision Bob has not made, told once
+    sender.note(code, service.load(code))
+    sender._rooms.put(None)
+    sender._run()
+    assert sender.wait_idle()
+    assert [push["title"] for push in push_service.wait_for(1, "bob")] == ["Your turn: Sealed guess"]
+    sender.stop()
+
+
 def test_the_end_of_the_game_is_told_once_to_everyone_subscribed(
     client: TestClient, push_service: PushService, toy_game: str
 ) -> None:
