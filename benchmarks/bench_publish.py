@@ -1,8 +1,8 @@
 """What publishing a move costs in process, per game: the regions rendered and the time to make every
 viewer's page (each seat and the spectators, in one language), as ``Fanout`` does after a move.
 
-Run: ``.venv/bin/python -m benchmarks.bench_publish [--games qe,basari] [--rounds 3] [--seed S]``. It
-prints figures; it asserts nothing. Bots play whole games at each game's largest player count through
+Run: ``.venv/bin/python -m benchmarks.bench_publish [--games qe,basari] [--rounds 3] [--seed S]``, or
+with ``--memory`` for the live state a room holds (tracemalloc). It prints figures; it asserts nothing. Bots play whole games at each game's largest player count through
 ``RoomService`` on a temporary SQLite file; after every move the room's viewers are made from the
 committed snapshot with one ``RoomLive`` (its region cache, public regions and viewers), exactly
 what a publish renders, without sockets. Time is CPU time of this process (``time.process_time``),
@@ -18,8 +18,10 @@ instructions instead, which do not vary: with ``--seed`` the games are the same 
 from __future__ import annotations
 
 import argparse
+import gc
 import tempfile
 import time
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -34,10 +36,11 @@ from app.web.live import RoomLive
 
 
 def bench_game(
-    service: RoomService, game_id: str, seed: int | None = None, publish: bool = True
-) -> tuple[int, float, Counter[str]]:
-    """(moves, CPU seconds spent making every viewer's page after each move, renders per region);
-    ``seed``: the room's (else a random one); without ``publish`` no page is made."""
+    service: RoomService, game_id: str, seed: int | None = None, publish: bool = True, limit: int = 0
+) -> tuple[int, float, RoomLive]:
+    """(moves, CPU seconds spent making every viewer's page after each move, the room's live state:
+    its cache counts renders per region); ``seed``: the room's (else a random one); without
+    ``publish`` no page is made; ``limit``: moves at most (0: the whole game)."""
     players = ENGINES[game_id].info.max_players
     code, _, _ = service.seats.create_room(game_id, players, {}, None)
     if seed is not None:
@@ -49,7 +52,7 @@ def bench_game(
     room = RoomLive()
     everyone = frozenset(range(players))
     moves, spent = 0, 0.0
-    while service.turns.bot_step(code):
+    while (not limit or moves < limit) and service.turns.bot_step(code):
         snapshot = service.load(code)
         moves += 1
         if not publish:
@@ -58,7 +61,22 @@ def bench_game(
         viewers = [room.viewer(snapshot, seat, "en", everyone) for seat in [None, *range(players)]]
         room.cache.sweep(html for viewer in viewers for html in viewer.regions.values())  # as Fanout does
         spent += time.process_time() - started
-    return moves, spent, room.cache.renders_of
+    return moves, spent, room
+
+
+def live_state(service: RoomService, game_id: str, rooms: int, moves: int) -> float:
+    """KB of memory a room's live state holds (its snapshot cache, region cache, fragments, viewers)
+    after ``moves`` moves, over ``rooms`` rooms played after a first one (which warms templates and
+    per-process tables), every room kept alive as open rooms are."""
+    kept = [bench_game(service, game_id, limit=moves)[2]]
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept += [bench_game(service, game_id, limit=moves)[2] for _ in range(rooms)]
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    return held / rooms / 1024
 
 
 def main() -> None:
@@ -67,6 +85,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="whole games per game id")
     parser.add_argument("--seed", type=int, help="the first game's seed, then the next ones (else random)")
     parser.add_argument("--no-publish", action="store_true", help="play the games without making pages")
+    parser.add_argument(
+        "--memory", action="store_true", help="instead: live state a room, 30 rooms kept after 15 moves each"
+    )
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{Path(folder) / 'bench.db'}"
@@ -74,14 +95,18 @@ def main() -> None:
         db = Database(url)
         service = RoomService(db)
         for game_id in options.games.split(","):
+            if options.memory:
+                kb = live_state(service, game_id, rooms=30, moves=15)
+                print(f"{game_id:16} {ENGINES[game_id].info.max_players}p  live state {kb:.0f} KB a room")
+                continue
             moves, spent, renders = 0, 0.0, Counter[str]()
             for number in range(options.rounds):
                 seed = None if options.seed is None else options.seed + number
-                game_moves, game_spent, game_renders = bench_game(
+                game_moves, game_spent, room = bench_game(
                     service, game_id, seed, publish=not options.no_publish
                 )
                 moves, spent = moves + game_moves, spent + game_spent
-                renders.update(game_renders)
+                renders.update(room.cache.renders_of)
             per_region = ", ".join(
                 f"{region} {count / moves:.2f}" for region, count in sorted(renders.items())
             )
