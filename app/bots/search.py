@@ -59,8 +59,10 @@ CLEARLY_AFTER = 1.4
 # Games whose search plays the candidate with the best mean, each measured both ways on the same
 # seeded games against three normal bots (BENCHMARKS.md): Q.E.'s strong bot won 52.7% ± 6.3 of 240
 # so, 35.8% ± 6.1 keeping the normal move unless clearly beaten (16 playouts a decision); Tulip
-# Bubble's 68.8% ± 13.3 of 48, against 42.7% (8 playouts). Tulipmania keeps the caution (47.9% ± 6.3
-# of 240 with it, 40.7% ± 8.2 of 140 with the best mean), and so does Basari's bargaining.
+# Bubble's 67.3% ± 12.9 of 52, against 41.3% ± 13.1 (8 playouts; but normal against three strong so
+# won 22.9% ± 16.7 of only 24, against 10.7% ± 8.2 of 56 with the caution: not settled). Tulipmania
+# keeps the caution (47.9% ± 6.3 of 240 with it, 40.7% ± 8.2 of 140 with the best mean), and so does
+# Basari's bargaining.
 BEST_MEAN = frozenset({"qe", "tulip-bubble"})
 # Games whose determinize module gives a horizon (``playout_over(start, state)``) and a value there
 # (``position_value(state, seat)``): their playouts stop at the horizon instead of the game's end.
