@@ -25,6 +25,13 @@ def age(service: RoomService, code: str, days: float) -> None:
         )
 
 
+def touched_at(service: RoomService, code: str) -> object:
+    with service.db.read() as session:
+        return session.execute(
+            text("SELECT updated_at FROM rooms WHERE code = :code"), {"code": code}
+        ).scalar_one()
+
+
 def counts(service: RoomService) -> tuple[int, int, int]:
     with service.db.read() as session:
         return tuple(
@@ -117,7 +124,10 @@ def test_open_tabs_keep_a_room_and_are_marked_in_use_while_they_stay(
             assert sweep_once(service, settings) == [forgotten]  # the tab that opened touched it
             timers.activity_every = 0.05  # the open tab marks it in use again at the next ticks
             age(service, watched, 8)
-            time.sleep(0.5)
+            aged = touched_at(service, watched)
+            deadline = time.monotonic() + 10  # a few ticks; a busy machine may make them late
+            while touched_at(service, watched) == aged and time.monotonic() < deadline:
+                time.sleep(0.05)
             assert sweep_once(service, settings) == []
         service.load(watched)
 
