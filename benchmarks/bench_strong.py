@@ -8,26 +8,29 @@ game of each seat rotation (``app.simulate``, seed = the round number), and appe
 goes on from the next round (``--first N``: several runs at once, each its own rounds, one file each;
 ``--report`` takes several files). A strong decision's search is capped by a fixed playout count
 (``ITERATIONS``) with a clock far above what it needs: the games are the same on any machine.
-``--choose best-mean`` or ``--choose caution`` makes the run's games pick their move by the best mean
-or by ``clearly_better`` whatever ``search.BEST_MEAN`` says, ``--full-playouts`` plays them to the
-game's end (``search.SHORT_PLAYOUTS`` off), ``--generic-candidates`` ignores the game's own candidates
-(``search.OWN_CANDIDATES``) and ``--iterations`` replaces ``ITERATIONS``: the same seeded rounds
-measured both ways.
+The switches change what the run's games declare to the search (their determinize module's ``SEARCH``,
+``base.SearchHooks``), so that the same seeded rounds can be measured both ways: ``--choose best-mean``
+or ``--choose caution`` picks the move by the best mean or by ``clearly_better`` whatever the game
+says, ``--full-playouts`` plays to the game's end (no horizon), ``--generic-candidates`` ignores the
+game's own candidates, ``--choice-temperature`` draws the game's drawn choices at another temperature
+(``none``: takes them outright, by the game's choice rule) and ``--iterations`` replaces
+``ITERATIONS``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import time
 from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from app.bots import search
-from app.games.basari import determinize as basari_search
-from app.games.base import Budget
+from app.games.base import Budget, SearchHooks, View
+from app.games.registry import package_of, search_hooks_of
 from app.simulate import Rate, simulate
 
 PLAYERS = 4
@@ -38,6 +41,7 @@ ORDERINGS = {
     "normal vs three strong": ["normal", "strong", "strong", "strong"],
 }
 CLOCK = 600.0  # seconds: never reached, so the playout count alone ends a search
+CHOICE_TEMPERATURE: dict[str, float] = {}  # games whose drawn choices --choice-temperature changed
 
 
 def rows(orderings: list[str], games: list[str]) -> Iterator[tuple[str, str]]:
@@ -49,6 +53,7 @@ def rows(orderings: list[str], games: list[str]) -> Iterator[tuple[str, str]]:
 def play_round(out: Path, number: int, orderings: list[str], games: list[str]) -> None:
     for game, ordering in rows(orderings, games):
         started = time.process_time()
+        hooks = search_hooks_of(game)
         summary = simulate(
             game, PLAYERS, PLAYERS, ORDERINGS[ordering], number, Budget(CLOCK, ITERATIONS[game]), check=False
         )
@@ -57,11 +62,11 @@ def play_round(out: Path, number: int, orderings: list[str], games: list[str]) -
             "ordering": ordering,
             "round": number,
             "cpu_seconds": time.process_time() - started,
-            "best_mean": game in search.BEST_MEAN,
-            "short_playouts": game in search.SHORT_PLAYOUTS,
-            "own_candidates": game in search.OWN_CANDIDATES,
-            "basari_cards_searched": basari_search.SEARCH_THE_CARDS,
-            "basari_card_temperature": basari_search.CARD_TEMPERATURE,
+            "best_mean": hooks.best_mean,
+            "short_playouts": hooks.playout_over is not None,
+            "own_candidates": hooks.candidates is not None,
+            "drawn_choices": hooks.choice_temperature is not None,
+            "choice_temperature": CHOICE_TEMPERATURE.get(game),  # None: the game's own
             "iterations": ITERATIONS[game],
             "failures": summary.failures,
             "games": [
@@ -122,44 +127,66 @@ def _rate(rate: Rate) -> str:
     return f"{100 * rate.mean:.1f}% ± {100 * rate.half_width:.1f}"
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_strong")
     parser.add_argument("--out", type=Path, required=True, action="append")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--first", type=int, help="the first round's number (default: after the file's last)")
     parser.add_argument("--ordering", choices=list(ORDERINGS), action="append")
     parser.add_argument("--game", choices=list(ITERATIONS), action="append")
-    parser.add_argument("--choose", choices=["best-mean", "caution"], help="override search.BEST_MEAN")
-    parser.add_argument("--full-playouts", action="store_true", help="to the game's end (SHORT_PLAYOUTS off)")
-    parser.add_argument("--generic-candidates", action="store_true", help="OWN_CANDIDATES off")
+    parser.add_argument("--choose", choices=["best-mean", "caution"], help="override the game's choice rule")
+    parser.add_argument("--full-playouts", action="store_true", help="to the game's end (no horizon)")
+    parser.add_argument("--generic-candidates", action="store_true", help="not the game's own candidates")
     parser.add_argument(
-        "--basari-cards",
-        choices=["search", "normal", "soft"],
-        help="Basari's card: searched, normal's, drawn",
-    )
-    parser.add_argument(
-        "--card-temperature", type=float, default=1.0, help="points, with --basari-cards soft"
+        "--choice-temperature",
+        type=lambda text: None if text == "none" else float(text),
+        default=False,
+        help="points, for the game's drawn choices (Basari's action card); none: not drawn",
     )
     parser.add_argument("--iterations", type=int, help="playouts a decision, instead of ITERATIONS")
     parser.add_argument("--report", action="store_true")
-    args = parser.parse_args()
+    return parser
+
+
+def apply_switches(args: argparse.Namespace, games: list[str]) -> None:
+    """What the switches change, in each game's declared ``SEARCH`` (and ``ITERATIONS``)."""
+    for game in games:
+        hooks = search_hooks_of(game)
+        if args.choose is not None:
+            hooks = dataclasses.replace(hooks, best_mean=args.choose == "best-mean")
+        if args.full_playouts:
+            hooks = dataclasses.replace(hooks, playout_over=None, position_value=None)
+        if args.generic_candidates:
+            hooks = dataclasses.replace(hooks, candidates=None)
+        if args.choice_temperature is not False:
+            hooks = _with_temperature(hooks, args.choice_temperature)
+            if args.choice_temperature is not None:
+                CHOICE_TEMPERATURE[game] = args.choice_temperature
+        module: Any = import_module(f"app.games.{package_of(game)}.determinize")
+        module.SEARCH = hooks
+        if args.iterations:
+            ITERATIONS[game] = args.iterations
+
+
+def _with_temperature(hooks: SearchHooks, temperature: float | None) -> SearchHooks:
+    """The hooks with the game's drawn choices drawn at ``temperature`` (None: not drawn)."""
+    drawn = hooks.choice_temperature
+    if drawn is None or temperature is None:
+        return dataclasses.replace(hooks, choice_temperature=None)
+
+    def choice_temperature(view: View) -> float | None:
+        return None if drawn(view) is None else temperature
+
+    return dataclasses.replace(hooks, choice_temperature=choice_temperature)
+
+
+def main() -> None:
+    args = parser().parse_args()
     if args.report:
         print(report(args.out))
         return
     games = args.game or list(ITERATIONS)
-    if args.choose == "best-mean":
-        search.BEST_MEAN = search.BEST_MEAN | set(games)
-    elif args.choose == "caution":
-        search.BEST_MEAN = search.BEST_MEAN - set(games)
-    if args.full_playouts:
-        search.SHORT_PLAYOUTS = search.SHORT_PLAYOUTS - set(games)
-    if args.generic_candidates:
-        search.OWN_CANDIDATES = search.OWN_CANDIDATES - set(games)
-    if args.basari_cards:
-        basari_search.SEARCH_THE_CARDS = args.basari_cards != "normal"
-        basari_search.CARD_TEMPERATURE = args.card_temperature if args.basari_cards == "soft" else None
-    if args.iterations:
-        ITERATIONS.update(dict.fromkeys(games, args.iterations))
+    apply_switches(args, games)
     out: Path = args.out[0]
     done = {json.loads(text)["round"] for text in out.read_text().splitlines()} if out.exists() else set()
     first = args.first if args.first is not None else max(done, default=0) + 1

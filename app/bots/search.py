@@ -6,16 +6,18 @@ again and again: a *world* is drawn that the seat cannot tell from the table it 
 ``determinize`` module builds a state from the seat's view alone, drawing every hidden card, token,
 amount and deck order from what the view does not show), the candidate is played in it, and the
 normal bot plays every seat to the end. A playout scores the seat's win share plus a little for each
-rival it outscores. A game may stop its playouts sooner and value the position there itself
-(``SHORT_PLAYOUTS``: Basari's end at the scoring of the round, valued as points ahead of the best
-rival), and may propose the candidates itself (``OWN_CANDIDATES``: Basari's offers). Candidates take turns, each
-round in the same world with the same draws (common random numbers: their difference is then mostly
-their own), so a search cut short still compares them fairly. The normal bot's move stands unless
-another beats it clearly over the rounds (``clearly_better``): a few noisy playouts that merely favour
-a move would make the search play at random among its candidates, worse than the normal bot, and in a
-simultaneous choice (Basari's action cards) trade the normal bot's mixed odds for a predictable card.
-In Q.E. and Tulip Bubble that caution costs more than the noise (``BEST_MEAN``): there the best
-mean is played.
+rival it outscores. Candidates take turns, each round in the same world with the same draws (common
+random numbers: their difference is then mostly their own), so a search cut short still compares
+them fairly. The normal bot's move stands unless another beats it clearly over the rounds
+(``clearly_better``): a few noisy playouts that merely favour a move would make the search play at
+random among its candidates, worse than the normal bot, and in a simultaneous choice (Basari's action
+cards) trade the normal bot's mixed odds for a predictable card.
+
+A game tells the search what only it knows in its ``determinize`` module's ``SEARCH``
+(``base.SearchHooks``, found by ``registry.search_hooks_of``): that the best mean is played instead
+(Q.E., Tulip Bubble: there the caution costs more than the noise), where playouts stop and what the
+position is worth there (Basari: at the scoring of the round, points ahead of the best rival), its own
+candidates (Basari's offers) and a choice drawn by the searched values (Basari's action card).
 
 The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
 when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its
@@ -24,7 +26,6 @@ guard behind it. The engines stay pure: the clock is read here only.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 import random
@@ -32,7 +33,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from app.games.base import (
     Action,
@@ -40,13 +41,14 @@ from app.games.base import (
     Engine,
     IllegalAction,
     Result,
+    SearchHooks,
     State,
     View,
     random_bot_action,
     sample_domain,
     view_without_log,
 )
-from app.games.registry import determinizer_of
+from app.games.registry import determinizer_of, search_hooks_of
 
 THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand and a busy machine
 MAX_CANDIDATES = 8
@@ -56,20 +58,6 @@ RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival ou
 # rounds it was compared in less one: Student's t, one-sided 90% (so few rounds must show more).
 CLEARLY = {1: 3.08, 2: 1.89, 3: 1.64, 4: 1.53, 5: 1.48, 6: 1.44}
 CLEARLY_AFTER = 1.4
-# Games whose search plays the candidate with the best mean, each measured both ways on the same
-# seeded games against three normal bots (BENCHMARKS.md): Q.E.'s strong bot won 52.7% ± 6.3 of 240
-# so, 35.8% ± 6.1 keeping the normal move unless clearly beaten (16 playouts a decision); Tulip
-# Bubble's 67.3% ± 12.9 of 52, against 41.3% ± 13.1 (8 playouts; but normal against three strong so
-# won 22.9% ± 16.7 of only 24, against 10.7% ± 8.2 of 56 with the caution: not settled). Tulipmania
-# keeps the caution (47.9% ± 6.3 of 240 with it, 40.7% ± 8.2 of 140 with the best mean), and so does
-# Basari's bargaining.
-BEST_MEAN = frozenset({"qe", "tulip-bubble"})
-# Games whose determinize module gives a horizon (``playout_over(start, state)``) and a value there
-# (``position_value(state, seat)``): their playouts stop at the horizon instead of the game's end.
-SHORT_PLAYOUTS = frozenset({"basari"})
-# Games whose determinize module proposes the candidates (``candidates(view, seat)``, None where it
-# has nothing to say): Basari's offers, which the generic variants cannot make sensibly.
-OWN_CANDIDATES = frozenset({"basari"})
 PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the simulator's games)
 
 Search = Callable[..., Action]  # strong_action, or the same in another process (app/bots/apart.py)
@@ -107,16 +95,16 @@ def strong_action(
     thought: Thought | None = None,
     deadline: float | None = None,
 ) -> Action:
-    """The normal bot's move, or a candidate that clearly beats it (in Q.E. the best on average) in
-    playouts in worlds drawn from ``view`` (the seat's, and all the search is given of the table),
-    within the budget (by ``deadline`` on the ``time.monotonic`` clock if given: a decision that
+    """The normal bot's move, or a candidate that clearly beats it (or the best on average, if the
+    game's ``SEARCH`` says so) in playouts in worlds drawn from ``view`` (the seat's, and all the
+    search is given of the table), within the budget (by ``deadline`` on the ``time.monotonic`` clock if given: a decision that
     waited for its turn has less time)."""
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     determinize = determinizer_of(engine.info.id)
-    horizon = _horizon(engine.info.id, determinize)
-    own = _own_candidates(engine.info.id, determinize, view, seat)
+    hooks = search_hooks_of(engine.info.id)
+    own = None if hooks.candidates is None else hooks.candidates(view, seat)
     candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng, own)]
 
     def worlds(draws: random.Random) -> State:
@@ -134,45 +122,15 @@ def strong_action(
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline, horizon):
+            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline, hooks):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
-    temperature = _choice_temperature(engine.info.id, determinize, view)
+    temperature = None if hooks.choice_temperature is None else hooks.choice_temperature(view)
     if temperature is not None:
         return drawn_by_mean(candidates, temperature, rng).action
-    choose = best_mean if engine.info.id in BEST_MEAN else clearly_better
+    choose = best_mean if hooks.best_mean else clearly_better
     return choose(candidates).action
-
-
-Horizon = tuple[Callable[[State, State], bool], Callable[[State, int], float]]
-
-
-def _horizon(game_id: str, determinize: Callable[..., State]) -> Horizon | None:
-    """The game's playout horizon and the value of a position there, if its playouts are short."""
-    if game_id not in SHORT_PLAYOUTS:
-        return None
-    module = importlib.import_module(determinize.__module__)
-    return module.playout_over, module.position_value
-
-
-def _own_candidates(
-    game_id: str, determinize: Callable[..., State], view: View, seat: int
-) -> list[Action] | None:
-    """The moves the game itself proposes for the search (its determinize module's ``candidates``,
-    if the game is in ``OWN_CANDIDATES`` and has some for this decision), else None."""
-    if game_id not in OWN_CANDIDATES:
-        return None
-    found: list[Action] | None = importlib.import_module(determinize.__module__).candidates(view, seat)
-    return found
-
-
-def _choice_temperature(game_id: str, determinize: Callable[..., State], view: View) -> float | None:
-    """The game's temperature for this decision (its determinize module's ``choice_temperature``),
-    if it has one: the move is then drawn (``drawn_by_mean``)."""
-    module = importlib.import_module(determinize.__module__)
-    found = getattr(module, "choice_temperature", None)
-    return None if found is None else cast(float | None, found(view))
 
 
 def drawn_by_mean(candidates: list[_Candidate], temperature: float, rng: random.Random) -> _Candidate:
@@ -220,7 +178,7 @@ def _try(
     round_number: int,
     world_seed: int,
     deadline: float,
-    horizon: Horizon | None = None,
+    hooks: SearchHooks,
 ) -> bool:
     """One playout of the candidate; False if the clock ran out during it (it then counts for nothing).
     The same seed gives the same world and the same playout draws, so that candidates of one round
@@ -232,13 +190,14 @@ def _try(
     except IllegalAction:  # a template's constraint refused it (in this world, so in the real one)
         candidate.refused = True
         return True
-    end = playout(engine, world, rng, deadline, None if horizon is None else lambda s: horizon[0](start, s))
+    over, value = hooks.playout_over, hooks.position_value
+    end = playout(engine, world, rng, deadline, None if over is None else lambda s: over(start, s))
     if end is None:
         return False
-    if horizon is None:
+    if value is None:
         candidate.scores[round_number] = playout_score(engine, end, seat)
     else:
-        candidate.scores[round_number] = horizon[1](end, seat)
+        candidate.scores[round_number] = value(end, seat)
     return True
 
 

@@ -44,6 +44,7 @@ Views and events
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -243,6 +244,31 @@ class Checks(Protocol):
         """The same table with ``owner``'s secrets (and the hidden deck orders) changed, and the seats
         whose secrets changed: every other seat's view must be the same in both."""
         ...
+
+
+@dataclass(frozen=True)
+class SearchHooks:
+    """How the strong bot's search (``app/bots/search.py``) should think about one game, beyond its
+    ``determinize``: the game's ``determinize`` module declares it as ``SEARCH`` (one without gets
+    these defaults, and ``registry.search_hooks_of`` finds it). By default the normal bot's move
+    stands unless another candidate clearly beats it, playouts go to the game's end and are scored
+    by the result, the candidates are the generic ones and the move is taken outright."""
+
+    # play the candidate with the best mean score (not the normal bot's move unless clearly beaten)
+    best_mean: bool = False
+    # a horizon where playouts stop (``playout_over(start, state)``) and the seat's value there
+    # (``position_value(state, seat)``): both or neither
+    playout_over: Callable[[State, State], bool] | None = None
+    position_value: Callable[[State, int], float] | None = None
+    # the moves worth weighing besides the normal bot's (None for a decision: the generic ones)
+    candidates: Callable[[View, int], list[Action] | None] | None = None
+    # a decision's temperature (None: the move is taken outright): the move is then drawn with odds
+    # growing as exp(mean / temperature) among the searched candidates
+    choice_temperature: Callable[[View], float | None] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.playout_over is None) != (self.position_value is None):
+            raise ValueError("a search horizon needs both playout_over and position_value")
 
 
 class ModuleEngine:

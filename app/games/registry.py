@@ -7,7 +7,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import cast
 
-from app.games.base import Checks, Engine, State, View
+from app.games.base import Checks, Engine, SearchHooks, State, View
 
 # game id -> the package under app.games that exports ENGINE
 _PACKAGES = {
@@ -52,3 +52,10 @@ def determinizer_of(game_id: str) -> Callable[[View, int, random.Random], State]
     (``app/bots/search.py``)."""
     module = import_module(f"app.games.{_PACKAGES[game_id]}.determinize")
     return cast(Callable[[View, int, random.Random], State], module.determinize)
+
+
+def search_hooks_of(game_id: str) -> SearchHooks:
+    """How the strong bot's search should think about the game: its ``determinize`` module's ``SEARCH``
+    (the defaults if it declares none)."""
+    module = import_module(f"app.games.{_PACKAGES[game_id]}.determinize")
+    return cast(SearchHooks, getattr(module, "SEARCH", SearchHooks()))

@@ -28,8 +28,8 @@ from app.bots.search import (
     playout,
     strong_action,
 )
-from app.games.base import Budget, Result, view_without_log
-from app.games.registry import ENGINES, checks_of, determinizer_of
+from app.games.base import Budget, Result, SearchHooks, view_without_log
+from app.games.registry import ENGINES, checks_of, determinizer_of, search_hooks_of
 from tests.bots.test_bots import positions
 
 GAMES = sorted(ENGINES)
@@ -159,6 +159,24 @@ def test_a_drawn_choice_favours_the_best_mean_by_its_temperature() -> None:
     assert all(drawn_by_mean([poor, good], 0.01, rng).action == {"type": "good"} for _ in range(20))
     refused = _Candidate({"type": "refused"}, refused=True)
     assert drawn_by_mean([refused, _Candidate({"type": "unplayed"})], 1.0, rng).action == {"type": "refused"}
+
+
+def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_module() -> None:
+    """``SEARCH`` in the game's determinize module, read by ``registry.search_hooks_of``; the figures
+    behind each choice are beside it (and in BENCHMARKS.md)."""
+    from app.games.basari import determinize as basari
+
+    assert search_hooks_of("qe") == SearchHooks(best_mean=True)
+    assert search_hooks_of("tulip-bubble") == SearchHooks(best_mean=True)
+    assert search_hooks_of("tulipmania-1637") == SearchHooks()  # the caution, playouts to the end
+    assert search_hooks_of("basari") == SearchHooks(
+        playout_over=basari.playout_over,
+        position_value=basari.position_value,
+        candidates=basari.candidates,
+        choice_temperature=basari.choice_temperature,
+    )
+    with pytest.raises(ValueError, match="both"):
+        SearchHooks(playout_over=basari.playout_over)  # a horizon with no value there
 
 
 def test_a_playout_scores_the_win_share_and_a_little_for_each_rival_outscored() -> None:

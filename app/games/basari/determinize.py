@@ -7,8 +7,8 @@ normal bot gives its holder (``bot.choice_odds``, public arithmetic on the view:
 rivals choosing at random would answer the wrong table) and copies the rest from the view.
 ``tests/bots/test_search.py`` checks that the world shows the seat its view unchanged.
 
-It also tells the search how to think about Basari: where its playouts stop and what the position is
-worth there (``playout_over``, ``position_value``), which offers to weigh in a bargain
+Its ``SEARCH`` tells the search how to think about Basari: where its playouts stop and what the
+position is worth there (``playout_over``, ``position_value``), which offers to weigh in a bargain
 (``candidates``), and that the action card, a simultaneous choice, is drawn by the searched values
 rather than taken outright (``choice_temperature``).
 """
@@ -20,7 +20,7 @@ import random
 from app.games import base
 from app.games.basari.bot import _offers_of, cheapest_raise, choice_odds, gems_value, table_of
 from app.games.basari.data import COLOURS, GAME_ID, MAJORITY_POINTS, MARKET_CARDS, ROUNDS
-from app.games.base import Action, State, View
+from app.games.base import Action, SearchHooks, State, View
 
 
 def determinize(view: View, seat: int, rng: random.Random) -> State:
@@ -105,13 +105,13 @@ def position_value(state: State, seat: int) -> float:
     return worth[seat] - max(worth[s] for s in range(players) if s != seat)
 
 
-SEARCH_THE_CARDS = True  # False: the action card is the normal bot's (drawn from its odds), unsearched
-# None: the searched card is the normal bot's unless another is clearly better (``clearly_better``);
-# a number (points): the card is drawn with odds growing as exp(mean value / it), so that strong bots
-# that search alike do not all leave the normal bot's odds for the same card. Measured on the same
-# seeded games (BENCHMARKS.md): clearly better, 60.5% ± 9.4 of 100 against three normal bots but
-# normal 23.4% ± 14.6 of 32 against three strong; drawn at 1 point, 53.0% ± 9.8 and 11.2% ± 8.3 (52).
-CARD_TEMPERATURE: float | None = 1.0
+# The searched action card is drawn with odds growing as exp(mean value / this many points), so that
+# strong bots that search alike do not all leave the normal bot's odds for the same card. Measured on
+# the same seeded games (BENCHMARKS.md): taken outright when clearly better, 60.5% ± 9.4 of 100
+# against three normal bots but normal won 23.4% ± 14.6 of 32 against three strong; left to the
+# normal bot, 38.2% ± 10.8 (76) and 7.8% ± 8.9 (32); drawn at 1 point, 53.0% ± 9.8 and 10.3% ± 5.6
+# (100 each).
+CARD_TEMPERATURE = 1.0
 
 
 def choice_temperature(view: View) -> float | None:
@@ -125,8 +125,6 @@ def candidates(view: View, seat: int) -> list[Action] | None:
     a first offer of each colour's single gem, or of the two gems the seat values least; against an
     offer, accepting, the cheapest raise and the cheapest raise by one gem more. None elsewhere (the
     action cards: the generic candidates are all three)."""
-    if view["phase"] == "choose" and not SEARCH_THE_CARDS:
-        return []
     bargain = view["bargain"]
     if view["phase"] != "bargain" or bargain is None or bargain["to_move"] != seat:
         return None
@@ -155,3 +153,12 @@ def candidates(view: View, seat: int) -> list[Action] | None:
                 {"type": "offer", "gems": min(bigger, key=lambda gems: gems_value(table, seat, gems))}
             )
     return found
+
+
+# Basari's bargains keep the normal bot's offer unless another is clearly better (the default choice).
+SEARCH = SearchHooks(
+    playout_over=playout_over,
+    position_value=position_value,
+    candidates=candidates,
+    choice_temperature=choice_temperature,
+)
