@@ -15,9 +15,9 @@ cards) trade the normal bot's mixed odds for a predictable card.
 
 A game tells the search what only it knows in its ``determinize`` module's ``SEARCH``
 (``base.SearchHooks``, found by ``registry.search_hooks_of``): that the best mean is played instead
-(Q.E., Tulip Bubble: there the caution costs more than the noise), where playouts stop and what the
-position is worth there (Basari: at the scoring of the round, points ahead of the best rival), its own
-candidates (Basari's offers) and a choice drawn by the searched values (Basari's action card).
+(Q.E.: there the caution costs more than the noise), where playouts stop and what the position is
+worth there (Basari: at the scoring of the round, points ahead of the best rival), its own candidates
+(Basari's offers) and a choice drawn by the searched values (Basari's action card).
 
 The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
 when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its

@@ -167,8 +167,8 @@ def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_m
     from app.games.basari import determinize as basari
 
     assert search_hooks_of("qe") == SearchHooks(best_mean=True)
-    assert search_hooks_of("tulip-bubble") == SearchHooks(best_mean=True)
-    assert search_hooks_of("tulipmania-1637") == SearchHooks()  # the caution, playouts to the end
+    for caution in ("tulipmania-1637", "tulip-bubble"):  # the defaults: the caution, playouts to the end
+        assert search_hooks_of(caution) == SearchHooks()
     assert search_hooks_of("basari") == SearchHooks(
         playout_over=basari.playout_over,
         position_value=basari.position_value,
