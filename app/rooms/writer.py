@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from app.db import LOCK_ROWS, Database
+from app.db import LOCK_ROWS, Database, Statement, WriteCursor
 from app.games.base import N_, Engine, IllegalAction
 from app.games.registry import ENGINES
 from app.models import Room, Seat, utcnow
@@ -48,21 +48,21 @@ AWAY_TIMEOUTS = 2  # consecutive timeouts after which an away seat is handed to 
 TIMED_OUT = N_("{seat}'s time ran out: a bot made that decision.")
 HANDED_OVER = N_("{seat} has been away for two timeouts in a row: a bot plays for them now.")
 
-# The statements of every move, built once (a ``text()`` parses its SQL for bind names when made).
-ROOM_VERSION = text("SELECT id, version FROM rooms WHERE code = :code")
+# The statements of every move, in each driver's style (``Statement``), run on the driver's cursor.
+ROOM_VERSION = Statement("SELECT id, version FROM rooms WHERE code = :code")
 # PostgreSQL: the room's writers queue on this read, in any process.
-ROOM_VERSION_FOR_UPDATE = text("SELECT id, version FROM rooms WHERE code = :code FOR UPDATE")
+ROOM_VERSION_FOR_UPDATE = Statement("SELECT id, version FROM rooms WHERE code = :code FOR UPDATE")
 PEEK_ROOM_VERSION = "SELECT version FROM rooms WHERE code = ?"  # Database.peek's placeholder
 ROOM_EXISTS = text("SELECT 1 FROM rooms WHERE code = :code")
-INSERT_ACTION = text(
+INSERT_ACTION = Statement(
     "INSERT INTO actions (room_id, seq, seat, action, events, created_at) "
     "VALUES (:room, :seq, :seat, :action, :events, :now)"
 )
-UPDATE_SEAT = text(
+UPDATE_SEAT = Statement(
     "UPDATE seats SET legal_version = :version, deadline = :deadline, timeouts = :timeouts, "
     "bot_turns = :bot_turns, bot_controlled = :bot_controlled WHERE room_id = :room AND seat = :seat"
 )
-UPDATE_ROOM = text(
+UPDATE_ROOM = Statement(
     "UPDATE rooms SET state = :state, version = :new, status = :status, "
     "event_count = :events, updated_at = :now WHERE id = :room AND version = :old"
 )
@@ -105,8 +105,8 @@ class Turn:
     """One decision being applied to a room inside its write transaction: ``room`` is the snapshot
     it is made against, ``after`` the new one (remembered once the transaction has committed)."""
 
-    def __init__(self, session: Session, room: RoomSnapshot) -> None:
-        self.session = session
+    def __init__(self, write: WriteCursor, room: RoomSnapshot) -> None:
+        self.write = write
         self.room = room
         self.after: RoomSnapshot | None = None
 
@@ -123,7 +123,7 @@ class Turn:
         action's own row, and each seat's legal actions are computed once per version.
         """
         after, new_events = _advanced(self.room, seat, action, timed_out, away)
-        _store(self.session, self.room, after, seat, action, new_events)
+        _store(self.write, self.room, after, seat, action, new_events)
         self.after = after
         return after
 
@@ -152,7 +152,9 @@ class RoomWriter:
         if hot is not None:
             return hot
         with self.db.read() as session:
-            return self._current(session, code)
+            snapshot = self._snapshot(session, self.room(session, code))
+        self._remember(snapshot)
+        return snapshot
 
     @contextmanager
     def editing(self, code: str) -> Iterator[Edit]:
@@ -175,8 +177,8 @@ class RoomWriter:
         """Apply a decision to the room as it is now, as its one writer; the new snapshot is
         remembered (and so may be told) only once committed."""
         with self._lock(code):
-            with self.db.write() as session:
-                turn = Turn(session, self._current(session, code))
+            with self.db.writing() as write:
+                turn = Turn(write, self._current(write, code))
                 yield turn
             if turn.after is not None:
                 self._remember(turn.after)
@@ -203,16 +205,18 @@ class RoomWriter:
     def seats(session: Session, room: Room) -> list[Seat]:
         return list(session.exec(select(Seat).where(Seat.room_id == room.id).order_by(col(Seat.seat))).all())
 
-    def _current(self, session: Session, code: str) -> RoomSnapshot:
-        """The room's snapshot: the one in memory when the database holds no newer version."""
-        query = ROOM_VERSION_FOR_UPDATE if session.info.get(LOCK_ROWS) else ROOM_VERSION
-        row = session.execute(query, {"code": code}).first() if is_room_code(code) else None
+    def _current(self, write: WriteCursor, code: str) -> RoomSnapshot:
+        """The room's snapshot inside a write: the one in memory when the database holds no newer
+        version (on PostgreSQL this read locks the room's row: its writers queue here)."""
+        query = ROOM_VERSION_FOR_UPDATE if write.lock_rows else ROOM_VERSION
+        row = write.execute(query, {"code": code}).fetchone() if is_room_code(code) else None
         if row is None:
             raise NotFound(N_("There is no room with this code."))
-        hot = self._hot_at(code, row.version)
+        hot = self._hot_at(code, row[1])
         if hot is not None:
             return hot
-        snapshot = self._snapshot(session, self.room(session, code))
+        with write.session() as session:
+            snapshot = self._snapshot(session, self.room(session, code))
         self._remember(snapshot)
         return snapshot
 
@@ -419,7 +423,7 @@ def _advanced(
 
 
 def _store(
-    session: Session,
+    write: WriteCursor,
     room: RoomSnapshot,
     after: RoomSnapshot,
     seat: int,
@@ -429,7 +433,8 @@ def _store(
     """Write one applied action: its log row, the seats it changed, and the room's new state, on
     the condition that the room is still at the version the action was applied to."""
     rewritten = [new for old, new in zip(room.seats, after.seats, strict=True) if new is not old]
-    session.execute(
+    now = write.timestamp(utcnow())
+    write.execute(
         INSERT_ACTION,
         {
             "room": room.room_id,
@@ -437,10 +442,10 @@ def _store(
             "seat": seat,
             "action": dumps(action),
             "events": dumps(new_events),
-            "now": utcnow(),
+            "now": now,
         },
     )
-    session.execute(
+    write.executemany(
         UPDATE_SEAT,
         [
             {
@@ -455,17 +460,17 @@ def _store(
             for s in rewritten
         ],
     )
-    updated = session.execute(
+    updated = write.execute(
         UPDATE_ROOM,
         {
             "state": dumps(after.core),
             "new": after.version,
             "status": after.status,
             "events": after.events_total,
-            "now": utcnow(),
+            "now": now,
             "room": room.room_id,
             "old": room.version,
         },
     )
-    if updated.rowcount != 1:  # type: ignore[attr-defined]
+    if updated.rowcount != 1:
         raise Conflict(N_("The table changed before your move arrived; look again and retry."))

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from alembic import command
 from sqlalchemy import create_engine, text
+from sqlmodel import select
 
 from app.db import Database
 from app.games.registry import ENGINES
 from app.migrate import alembic_config, upgrade_to_head
+from app.models import ActionRecord, Room
 from app.rooms import RECENT_EVENTS, RoomService, dumps
 
 pytestmark = pytest.mark.both_databases  # those that take a database_url run on PostgreSQL too
@@ -67,6 +70,34 @@ def test_another_process_writing_is_seen_before_the_cache_is_used(
     assert other.turns.bot_step(code)
     assert service.load(code).version == before.version + 1
     assert service.load(code).state == other.load(code).state
+
+
+def test_a_move_on_a_room_another_process_moved_reads_it_afresh_inside_its_write(
+    database_url: str, service: RoomService
+) -> None:
+    code = bot_room(service, "tulip-bubble", 3, 5)
+    before = service.load(code)  # kept in this process's memory
+    other = RoomService(Database(database_url))
+    assert other.turns.bot_step(code)
+    with service.writer.acting(code) as turn:  # the room in memory is a version old: read inside the write
+        assert turn.room.version == before.version + 1
+        assert turn.room.core == other.load(code).core
+    assert service.turns.bot_step(code)
+    assert other.load(code).version == before.version + 2
+
+
+def test_a_move_stores_times_the_models_read_back(database_url: str, service: RoomService) -> None:
+    """A move's rows are written on the driver's cursor; their times read back through the ORM as
+    the times it writes itself do (SQLite keeps them as text in SQLAlchemy's format)."""
+    code = bot_room(service, "qe", 3, 3)
+    db = Database(database_url)
+    with db.read() as session:
+        room = session.exec(select(Room).where(Room.code == code)).one()
+        acted = session.exec(select(ActionRecord).where(ActionRecord.room_id == room.id)).all()
+    db.dispose()
+    assert len(acted) == 3
+    assert all(room.created_at <= action.created_at <= room.updated_at for action in acted)
+    assert room.updated_at - room.created_at < timedelta(minutes=5)
 
 
 def test_a_database_from_before_the_split_is_upgraded_by_replaying_its_log(tmp_path: Path) -> None:
