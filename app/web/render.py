@@ -337,6 +337,9 @@ def seat_context(
         "act_url": f"/r/{table.code}/act",
         "t": t,
         "your_move": seat is not None and seat in table.to_act,
+        # Read by the status line instead of ``me``, so a seat with nothing to decide shares the
+        # spectators' line (which says "you are watching" only through the page: bourse.css).
+        "bot_plays_for_you": bool(me and me.get("bot_controlled")),
         "match": table.match,
         "timed_out": None
         if table.timed_out is None
@@ -590,7 +593,9 @@ READS_SEEN_LIMIT = 8192  # distinct read sets kept; past it the table starts afr
 
 
 # Context names that differ between the viewers of one version (``seat_context``).
-VIEWER_NAMES = frozenset({"seat", "me", "legal", "legal_types", "version", "your_move", "timed_out"})
+VIEWER_NAMES = frozenset(
+    {"seat", "me", "legal", "legal_types", "version", "your_move", "bot_plays_for_you", "timed_out"}
+)
 
 
 def _read_order(read: tuple[str, Any]) -> tuple[int, str]:

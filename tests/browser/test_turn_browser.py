@@ -171,3 +171,27 @@ def test_the_host_is_told_of_an_away_seat_and_refusals_show_once(
         page.screenshot(path=str(artifacts / "turn-log-open-360.png"))
     finally:
         context.close()
+
+
+def test_only_a_spectator_is_told_they_are_watching(browser: Any, turn_server: str) -> None:
+    """The status line of a seat with nothing to decide is the spectators' (the same bytes): its
+    "You are watching this game." shows on a spectator's page only."""
+    created = httpx.post(f"{turn_server}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    code, token = created["code"], created["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    httpx.post(f"{turn_server}/api/rooms/{code}/bots", json={"fill": True}, headers=headers)
+    httpx.post(f"{turn_server}/api/rooms/{code}/start", headers=headers)
+    context, page = _seated(browser, turn_server, code, token)
+    watcher = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        spectator = watcher.new_page()
+        spectator.goto(f"{turn_server}/r/{code}?lang=en")
+        wait_live(spectator)
+        for shown in (page, spectator):
+            shown.wait_for_selector("#r-status .status-playing")
+        assert "You are watching this game." in spectator.locator("#r-status").inner_text()
+        assert "You are watching this game." not in page.locator("#r-status").inner_text()
+        assert "You are watching this game." not in page.locator("#room").inner_text()
+    finally:
+        watcher.close()
+        context.close()
