@@ -34,8 +34,9 @@ from app.games.tulip_bubble.data import (
 # The search keeps the normal bot's move unless another is clearly better (the defaults). Playing the
 # best mean instead made the strong bot far stronger against three normal bots (67.3% ± 12.9 against
 # 41.3% ± 13.1 on the same 52 seeded games, 8 playouts a decision), but a normal bot against three
-# such strong bots won 20.3% ± 13.8 of 32 (the target is under 15%), against 10.7% ± 8.2 of 56 with
-# the caution (BENCHMARKS.md has the runs to 100 games).
+# such strong bots won 25.9% ± 11.4 of 56 (the target is under 15%), against 10.7% on the same 56
+# with the caution (11.5% ± 6.2 of 100). With the caution, strong against three normal bots won
+# 41.0% ± 9.5 of 100 (39.6% ± 7.4 of 164): on the edge of its target of 40% (BENCHMARKS.md).
 SEARCH = SearchHooks()
 
 
