@@ -50,7 +50,7 @@ class Statement:
 
     def __init__(self, sql: str) -> None:
         self.sqlite = sql
-        self.postgres = re.sub(r"(?<!:):([a-z_]+)", r"%(\1)s", sql)
+        self.postgres = re.sub(r"(?<!:):(\w+)", r"%(\1)s", sql)
 
 
 class WriteCursor:

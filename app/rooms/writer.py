@@ -49,9 +49,9 @@ TIMED_OUT = N_("{seat}'s time ran out: a bot made that decision.")
 HANDED_OVER = N_("{seat} has been away for two timeouts in a row: a bot plays for them now.")
 
 # The statements of every move, in each driver's style (``Statement``), run on the driver's cursor.
-ROOM_VERSION = Statement("SELECT id, version FROM rooms WHERE code = :code")
+ROOM_VERSION = Statement("SELECT version FROM rooms WHERE code = :code")
 # PostgreSQL: the room's writers queue on this read, in any process.
-ROOM_VERSION_FOR_UPDATE = Statement("SELECT id, version FROM rooms WHERE code = :code FOR UPDATE")
+ROOM_VERSION_FOR_UPDATE = Statement("SELECT version FROM rooms WHERE code = :code FOR UPDATE")
 PEEK_ROOM_VERSION = "SELECT version FROM rooms WHERE code = ?"  # Database.peek's placeholder
 ROOM_EXISTS = text("SELECT 1 FROM rooms WHERE code = :code")
 INSERT_ACTION = Statement(
@@ -212,7 +212,7 @@ class RoomWriter:
         row = write.execute(query, {"code": code}).fetchone() if is_room_code(code) else None
         if row is None:
             raise NotFound(N_("There is no room with this code."))
-        hot = self._hot_at(code, row[1])
+        hot = self._hot_at(code, row[0])
         if hot is not None:
             return hot
         with write.session() as session:

@@ -12,7 +12,7 @@ from alembic import command
 from sqlalchemy import create_engine, text
 from sqlmodel import select
 
-from app.db import Database
+from app.db import Database, Statement
 from app.games.registry import ENGINES
 from app.migrate import alembic_config, upgrade_to_head
 from app.models import ActionRecord, Room
@@ -98,6 +98,14 @@ def test_a_move_stores_times_the_models_read_back(database_url: str, service: Ro
     assert len(acted) == 3
     assert all(room.created_at <= action.created_at <= room.updated_at for action in acted)
     assert room.updated_at - room.created_at < timedelta(minutes=5)
+
+
+def test_a_hot_statement_is_kept_in_each_drivers_parameter_style() -> None:
+    statement = Statement("UPDATE rooms SET version = :new WHERE id = :room_1 AND state::text = :old")
+    assert statement.sqlite == "UPDATE rooms SET version = :new WHERE id = :room_1 AND state::text = :old"
+    assert statement.postgres == (
+        "UPDATE rooms SET version = %(new)s WHERE id = %(room_1)s AND state::text = %(old)s"
+    )
 
 
 def test_a_database_from_before_the_split_is_upgraded_by_replaying_its_log(tmp_path: Path) -> None:
