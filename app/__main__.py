@@ -27,6 +27,8 @@ def main() -> None:
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         ws_ping_interval=20,
+        # a page sends only its moves on its socket (app/web/moves.py): no larger than a form's body
+        ws_max_size=settings.max_body_bytes,
     )
 
 

@@ -1,14 +1,15 @@
 """The live-path load benchmark (issue 8): rooms full of live tabs, one action per room every 5 s.
 
 Run: ``.venv/bin/python -m benchmarks.bench_live [--rooms 100,500,1000,2000,3000] [--seconds 30]
-[--mode form|api] [--flood 1000] [--game qe] [--processes 2]``. It prints figures and asserts nothing;
+[--mode form|api|socket] [--flood 1000] [--game qe] [--processes 2]``. It prints figures and asserts nothing;
 see BENCHMARKS.md for what each figure means.
 
 For each room count it starts the server as a user does (``python -m app``, one process, a fresh
 temporary SQLite database), sets up the rooms over the JSON API (not measured), opens one WebSocket
 per seat as a browser tab does (seat cookie, ``?v=``, Origin), then for ``--seconds`` every room makes
 one real game action every ``--interval`` seconds (random phase per room), by the htmx form post
-(``--mode form``) or the JSON API (``--mode api``). Latency is the time from just before the request
+(``--mode form``), the JSON API (``--mode api``) or the seat's own WebSocket as the room page sends it while its
+line is open (``--mode socket``, ``app/web/moves.py``). Latency is the time from just before the request
 until every tab of the room has the new version. The floor (``benchmarks/floor_server.py``) is driven
 by the same client in the same run. ``--flood N`` adds the spectator flood. Loopback only; every wait
 is bounded; the servers are killed at the end, also on errors and Ctrl-C.
@@ -951,7 +952,9 @@ def parse(argv: list[str] | None = None) -> Options:
         "--rooms", default=None, help="room counts, comma-separated (default 100; none with --flood)"
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="measuring window per run (default 30)")
-    parser.add_argument("--mode", choices=("form", "api"), default="form", help="how actions are sent")
+    parser.add_argument(
+        "--mode", choices=("form", "api", "socket"), default="form", help="how actions are sent"
+    )
     parser.add_argument("--game", default="qe", help="game id (default qe)")
     parser.add_argument("--players", type=int, default=5, help="seats per room, all live tabs (default 5)")
     parser.add_argument(

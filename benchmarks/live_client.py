@@ -29,6 +29,7 @@ from typing import Any, cast
 from app.games.base import random_legal_action
 
 STAMP = b'data-room-version="'
+ANSWER = b'{"move"'  # the answer to a move sent on the socket (``--mode socket``)
 SEAT_COOKIE_PREFIX = "bourse_seat_"
 
 OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0, 1, 2, 8, 9, 10
@@ -159,6 +160,8 @@ class Tab(asyncio.Protocol):
         self.messages = 0
         self.received = 0
         self.partial: bytearray | None = None
+        self.moves_sent = 0
+        self.answers: dict[int, asyncio.Future[int]] = {}  # a move sent on this socket -> its status
         loop = asyncio.get_running_loop()
         self.opened: asyncio.Future[None] = loop.create_future()
         self.gone: asyncio.Future[None] = loop.create_future()
@@ -258,6 +261,13 @@ class Tab(asyncio.Protocol):
             self.first_at = now
         self.messages += 1
         self.received += len(payload)
+        if payload.startswith(ANSWER):
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                answer = json.loads(payload)
+                waiting = self.answers.pop(answer["move"], None)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(int(answer["status"]))
+            return
         start = payload.rfind(STAMP)
         if start >= 0:
             start += len(STAMP)
@@ -277,6 +287,20 @@ class Tab(asyncio.Protocol):
 
     def send_text(self, text: str) -> None:
         self._write(_frame(OP_TEXT, text.encode()))
+
+    async def move(self, fields: list[tuple[str, str]], timeout: float, on_send: Callable[[], None]) -> int:
+        """Send a move on this socket as the room page does (``app/web/moves.py``); the status of the
+        answer. Raises ``HttpError("timeout")`` if none comes in time."""
+        self.moves_sent += 1
+        number = self.moves_sent
+        answer = self.answers[number] = asyncio.get_running_loop().create_future()
+        on_send()
+        self.send_text(json.dumps({"move": number, "fields": [list(pair) for pair in fields]}))
+        try:
+            return await asyncio.wait_for(answer, timeout)
+        except TimeoutError as late:
+            self.answers.pop(number, None)
+            raise HttpError("timeout") from late
 
     def close(self) -> None:
         """Close as a browser closing the tab does: a close frame (1000), then the server hangs up."""
@@ -733,20 +757,10 @@ class Client:
         seat, answer = looked
         action = random_legal_action(answer["legal"], room.rng)
         version = answer["version"]
-        token = room.tokens[seat]
-        if self.mode == "api":
-            path = f"/api/rooms/{room.code}/actions"
-            headers = f"Content-Type: application/json\r\nAuthorization: Bearer {token}\r\n"
-            body = json.dumps({"version": version, "action": action}).encode()
-        else:
-            path = f"/r/{room.code}/act"
-            headers = (
-                "Content-Type: application/x-www-form-urlencoded\r\nHX-Request: true\r\n"
-                f"HX-Current-URL: http://{self.host}:{self.port}/r/{room.code}\r\n"
-                f"Origin: http://{self.host}:{self.port}\r\n"
-                f"Cookie: {SEAT_COOKIE_PREFIX}{room.code}={token}\r\n"
-            )
-            body = urllib.parse.urlencode([("version", str(version)), *form_fields(action)]).encode()
+        tab = room.tabs[seat] if seat < len(room.tabs) else None
+        if self.mode == "socket" and (tab is None or not tab.open or tab.closed):
+            bucket.errors["connection"] += 1
+            return
         bucket.attempted += 1
         waiter = self.start_waiter(room, version + 1, room.live_tabs)
 
@@ -755,7 +769,7 @@ class Client:
 
         self.in_flight += 1
         try:
-            status, data = await self.http.request("POST", path, headers, body, on_send=sent)
+            status, data = await self.send_action(room, seat, version, action, tab, sent)
         except HttpError as failure:
             status, data = 0, b""
             bucket.errors[failure.kind] += 1
@@ -776,6 +790,35 @@ class Client:
             self.drop(room, waiter)
         if time.monotonic() < min(self.stop_at, room.stop_at):
             await self.prefetch(room)
+
+    async def send_action(
+        self,
+        room: Room,
+        seat: int,
+        version: int,
+        action: dict[str, Any],
+        tab: Tab | None,
+        sent: Callable[[], None],
+    ) -> tuple[int, bytes]:
+        """The action sent as ``mode`` says: its answer's status and body."""
+        token = room.tokens[seat]
+        if self.mode == "socket" and tab is not None:
+            fields = [("version", str(version)), *form_fields(action)]
+            return await tab.move(fields, self.http_timeout, sent), b""
+        if self.mode == "api":
+            path = f"/api/rooms/{room.code}/actions"
+            headers = f"Content-Type: application/json\r\nAuthorization: Bearer {token}\r\n"
+            body = json.dumps({"version": version, "action": action}).encode()
+        else:
+            path = f"/r/{room.code}/act"
+            headers = (
+                "Content-Type: application/x-www-form-urlencoded\r\nHX-Request: true\r\n"
+                f"HX-Current-URL: http://{self.host}:{self.port}/r/{room.code}\r\n"
+                f"Origin: http://{self.host}:{self.port}\r\n"
+                f"Cookie: {SEAT_COOKIE_PREFIX}{room.code}={token}\r\n"
+            )
+            body = urllib.parse.urlencode([("version", str(version)), *form_fields(action)]).encode()
+        return await self.http.request("POST", path, headers, body, on_send=sent)
 
     def act_floor(self, room: Room) -> None:
         bucket = room.bucket or self.bucket

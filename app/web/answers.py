@@ -15,12 +15,16 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from app.games.base import N_
 from app.games.registry import ENGINES, package_of
 from app.i18n import LOCALE_COOKIE, format_message, named_locale
 from app.rooms import RoomError, RoomService
 from app.web.deps import get_locale, get_service
 from app.web.messages import error_query
 from app.web.render import render_page, wrap_region
+
+CANNOT_SAVE = N_("The server cannot save anything right now; please try again in a while.")
+SERVER_ERROR = N_("Something went wrong on our side; please try again.")
 
 
 def is_htmx(request: Request) -> bool:

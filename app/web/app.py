@@ -35,17 +35,18 @@ from app.lease import Leases, RedisLeases
 from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService
 from app.web import api, my_games, notifications, pages, replay
-from app.web.answers import Refusal, page, refusal_response, room_refused
+from app.web.answers import CANNOT_SAVE, SERVER_ERROR, Refusal, page, refusal_response, room_refused
 from app.web.deps import get_locale, get_service
 from app.web.fast_lane import FastLane
 from app.web.guards import Guards
+from app.web.limits import Limits
 from app.web.live import LiveRooms
-from app.web.pages import form_to_action
+from app.web.moves import form_to_action
 from app.web.push import PushSender, load_vapid, new_private_pem
 from app.web.render import ROOT
 from app.web.security import security_headers
 
-__all__ = ["create_app", "form_to_action"]  # form_to_action lives in pages.py; tests import it here
+__all__ = ["create_app", "form_to_action"]  # form_to_action lives in moves.py; tests import it here
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.live = live
     app.state.db = db
     app.state.push = push
+    app.state.limits = limits = Limits(settings)
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
@@ -144,7 +146,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
     app.add_middleware(FastLane)  # a move's two requests, past the routing (inside the guards)
-    app.add_middleware(Guards, settings=settings)  # headers, limits, body size, cross-site: one layer
+    # headers, limits, body size, cross-site: one layer (the limits also count a move sent over a socket)
+    app.add_middleware(Guards, settings=settings, limits=limits)
 
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RoomError)(room_refused)
@@ -184,8 +187,6 @@ def migrate(database_url: str) -> None:
         log.error("the database could not be migrated: %s", failure.orig)
 
 
-CANNOT_SAVE = N_("The server cannot save anything right now; please try again in a while.")
-SERVER_ERROR = N_("Something went wrong on our side; please try again.")
 STARLETTE_MESSAGES = {
     404: N_("There is no such page."),
     405: N_("This address does not take that kind of request."),

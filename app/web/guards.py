@@ -27,9 +27,9 @@ from app.web.security import adding_security_headers, cross_site_refusal
 
 
 class Guards:
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings, limits: Limits | None = None) -> None:
         self.app = app
-        self.limits = Limits(settings)
+        self.limits = limits if limits is not None else Limits(settings)
         self.max_body = settings.max_body_bytes
         self.public_host = urlsplit(settings.public_url).netloc or None
 

@@ -275,6 +275,15 @@ class Limits:
         message = TOO_CHATTY if limit == "chat" else TOO_MANY
         return Refusal(429, message, {"Retry-After": str(seconds)}, seconds=seconds)
 
+    async def move_refusal(self, scope: Scope) -> Refusal | None:
+        """429 if a move sent over a live socket (``moves.py``) passes its client's "act" limit, as
+        the form post it replaces would; else ``None`` (and it is counted)."""
+        wait = await self._wait("act", client_key(scope))
+        if not wait:
+            return None
+        seconds = math.ceil(wait)
+        return Refusal(429, TOO_MANY, {"Retry-After": str(seconds)}, seconds=seconds)
+
     async def _wait(self, limit: str, client: str) -> float:
         """0 if ``client`` may go ahead under ``limit`` (the request is counted), else the seconds
         until it may."""

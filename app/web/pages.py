@@ -48,6 +48,7 @@ from app.web.limits import client_key
 from app.web.live import Tab
 from app.web.live.fanout import make_table
 from app.web.messages import error_from_query
+from app.web.moves import MAX_FORM_FIELDS, TOO_MANY_FIELDS, form_to_action, move_from_socket
 from app.web.render import (
     ROOT,
     environment,
@@ -153,30 +154,6 @@ def _redirected_error(request: Request, locale: str, snapshot: RoomSnapshot) -> 
         return None
     message, params = named
     return format_message(locale, message, params, snapshot.name_of, package_of(snapshot.game))
-
-
-def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:
-    """Form fields to an action: dotted names nest (``gems.red``), repeated names become lists."""
-    action: dict[str, Any] = {}
-    for key, value in fields:
-        target = action
-        *parents, leaf = key.split(".")
-        for parent in parents:
-            nested = target.setdefault(parent, {})
-            if not isinstance(nested, dict):
-                break
-            target = nested
-        else:
-            if leaf in target:
-                existing = target[leaf]
-                target[leaf] = [*existing, value] if isinstance(existing, list) else [existing, value]
-            else:
-                target[leaf] = value
-    return action
-
-
-MAX_FORM_FIELDS = 1000  # as Starlette's form parser allows
-TOO_MANY_FIELDS = N_("This form has too many fields.")
 
 
 async def posted_fields(request: Request) -> list[tuple[str, str]]:
@@ -589,11 +566,14 @@ async def room_socket(
             await _tell_what_was_missed(socket, service, code, tab, seat, locale)
         finally:
             live.joining -= 1
-        # Actions come over HTTP; this only keeps the line open until the client leaves. It reads
-        # with receive(), not receive_text(): once the sender's push has failed on a reset socket,
-        # the socket counts as closed for sending and receive_text() would raise.
-        while (await socket.receive())["type"] != "websocket.disconnect":
-            pass
+        # The page sends its moves here while the line is open (``moves.py``); the line stays open
+        # until the client leaves. It reads with receive(), not receive_text(): once the sender's
+        # push has failed on a reset socket, the socket counts as closed for sending and
+        # receive_text() would raise.
+        limits, max_bytes = socket.app.state.limits, socket.app.state.settings.max_body_bytes
+        while (message := await socket.receive())["type"] != "websocket.disconnect":
+            if message.get("text"):
+                await move_from_socket(message["text"], tab, code, token, service, live, limits, max_bytes)
     except (WebSocketDisconnect, OSError, RuntimeError):
         pass  # a reset or a closed socket: it is gone either way, and that is no error
     finally:

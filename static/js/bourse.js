@@ -668,14 +668,13 @@
     }
   }
 
-  document.addEventListener("htmx:afterRequest", function (event) {
-    var form = event.detail.elt;
-    if (!form || form.tagName !== "FORM") {
-      return;
-    }
-    var status = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (status >= 400 && status < 500) {
-      var message = refusalText(event.detail.xhr);
+  // What a form's answer means for it: posted (htmx:afterRequest) or a move sent over the live line.
+  // The page is told either way ("bourse:answered", with the status: on the form, or on the
+  // document once the new table has replaced the form).
+  function settle(form, status, message) {
+    var told = document.body.contains(form) ? form : document;
+    told.dispatchEvent(new CustomEvent("bourse:answered", { bubbles: true, detail: { status: status } }));
+    if (status >= 400) {
       if (status === 409) {
         catchUp(message);  // the table is redrawn, this form with it: the flash keeps the message
       } else if (message) {
@@ -684,12 +683,23 @@
       }
       return;  // what was typed stays, to be corrected
     }
-    if (event.detail.successful) {
-      clearControlError(form);
-      // A move was sent: its form starts afresh. A form that only fetches (the replay's slider) keeps its values.
-      if (form.hasAttribute("hx-post") && form.dataset.reset !== "keep") {
-        form.reset();
-      }
+    clearControlError(form);
+    // A move was sent: its form starts afresh. A form that only fetches (the replay's slider) keeps its values.
+    if (form.hasAttribute("hx-post") && form.dataset.reset !== "keep") {
+      form.reset();
+    }
+  }
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.tagName !== "FORM") {
+      return;
+    }
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (status >= 400 && status < 500) {
+      settle(form, status, refusalText(event.detail.xhr));
+    } else if (event.detail.successful) {
+      settle(form, status, "");
     }
   });
 
@@ -851,6 +861,95 @@
       retry = window.setTimeout(reopen, retryDelay());
     }
   });
+  // ------------------------------------------------------------ moves over the live line
+  // While the line is open a move's form is sent over it (app/web/moves.py) instead of posted: the
+  // same fields, checked and refused alike, without an HTTP request. The table comes by the line as
+  // ever, then a word on the move, which the form takes as it would a post's answer. Without the
+  // line (or without JavaScript) the form posts as before.
+  var MOVE_PATH = /^\/r\/[^\/]+\/act$/;
+  // A line that looks open may be dead (a phone changed networks): a move it has not answered by
+  // then is posted after all, and the line reopened. Played already, the post is refused as stale.
+  var ANSWER_WITHIN_MS = 8000;
+  var movesSent = 0;
+  var unanswered = {};  // move number -> {form, fields, timer}, until the line answers
+
+  function waitingForAnswer(form) {
+    return Object.keys(unanswered).some(function (number) { return unanswered[number].form === form; });
+  }
+
+  function postInstead(number, path) {
+    var move = unanswered[number];
+    delete unanswered[number];
+    if (line) {
+      line.reconnect();
+    }
+    var body = new URLSearchParams();
+    move.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    fetch(path, { method: "POST", body: body, headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then(function (answer) {
+        return answer.text().then(function (text) {
+          settle(move.form, answer.status, refusalText({ responseText: text }));
+        });
+      })
+      .catch(function () { /* offline: the line brings the table when it comes back */ });
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var config = event.detail.requestConfig;
+    var form = event.detail.elt;
+    if (!config || config.verb !== "post" || !socket || socket.readyState !== WebSocket.OPEN ||
+        !MOVE_PATH.test(new URL(config.path, window.location.href).pathname)) {
+      return;
+    }
+    event.preventDefault();  // htmx does not post it
+    if (waitingForAnswer(form)) {
+      return;  // a second press while the first is on its way: one move, as a post would be
+    }
+    var fields = [];
+    config.formData.forEach(function (value, name) {
+      if (typeof value === "string") {
+        fields.push([name, value]);
+      }
+    });
+    movesSent += 1;
+    var number = movesSent;
+    unanswered[number] = {
+      form: form,
+      fields: fields,
+      timer: window.setTimeout(function () { postInstead(number, config.path); }, ANSWER_WITHIN_MS)
+    };
+    socket.send(JSON.stringify({ move: number, fields: fields }));
+  });
+
+  // Answers are read before anything else looks at a message (they are no page to swap in).
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    var text = event.detail.message;
+    if (typeof text !== "string" || text.indexOf('{"move"') !== 0) {
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    var answer;
+    try {
+      answer = JSON.parse(text);
+    } catch (error) {
+      return;
+    }
+    var move = unanswered[answer.move];
+    delete unanswered[answer.move];
+    if (move) {
+      window.clearTimeout(move.timer);
+      settle(move.form, answer.status, answer.message);
+    }
+  }, true);
+
+  // A line that closes takes its unanswered moves with it: the table it brings back when it opens
+  // again shows whether they were played.
+  document.addEventListener("htmx:wsClose", function () {
+    Object.keys(unanswered).forEach(function (number) { window.clearTimeout(unanswered[number].timer); });
+    unanswered = {};
+  });
+
   // The "while you were away" note (one per return: a newer one replaces it) goes when dismissed.
   document.addEventListener("click", function (event) {
     var dismiss = event.target.closest && event.target.closest(".away-dismiss");

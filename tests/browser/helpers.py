@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +82,27 @@ def axe_violations(page: Any, impacts: tuple[str, ...] = ("serious", "critical")
 def page_width_overflow(page: Any) -> int:
     """How many CSS pixels the page is wider than its window (0: it never scrolls sideways)."""
     return int(page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth"))
+
+
+@dataclass
+class Answer:
+    status: int = 0
+
+
+@contextmanager
+def move_answered(page: Any, timeout: float) -> Iterator[Answer]:
+    """The status of the answer to the move sent inside the block, whether the form was posted or
+    sent over the tab's live line (``app/web/moves.py``): the page tells the form either way."""
+    page.evaluate(
+        """() => {
+          window.__answers = [];
+          if (!window.__listening) {
+            window.__listening = true;
+            document.addEventListener("bourse:answered", (event) => window.__answers.push(event.detail.status));
+          }
+        }"""
+    )
+    answer = Answer()
+    yield answer
+    page.wait_for_function("() => window.__answers.length > 0", timeout=timeout)
+    answer.status = int(page.evaluate("() => window.__answers[0]"))

@@ -245,7 +245,8 @@ def test_a_tab_closed_for_lagging_comes_back_up_to_date(
         context.close()
 
 
-def test_a_stale_form_post_redraws_the_table(browser: Any, server_url: str, artifacts: Path) -> None:
+def test_a_stale_move_redraws_the_table(browser: Any, server_url: str, artifacts: Path) -> None:
+    """The move goes over the open line (``app/web/moves.py``); its refusal comes back on it."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     deaf: list[Any] = []  # sockets whose pushes the page never gets (the line is open, but silent)
@@ -253,7 +254,9 @@ def test_a_stale_form_post_redraws_the_table(browser: Any, server_url: str, arti
 
     def route(socket: Any) -> None:
         server = socket.connect_to_server()
-        server.on_message(lambda message: None if socket in deaf else socket.send(message))
+        server.on_message(
+            lambda message: None if socket in deaf and not is_answer(message) else socket.send(message)
+        )
         sockets.append(socket)
 
     page.route_web_socket(re.compile(r"/ws/rooms/"), route)
@@ -275,5 +278,82 @@ def test_a_stale_form_post_redraws_the_table(browser: Any, server_url: str, arti
         assert len(sockets) == 2, "the page did not reopen its line"
         page.screenshot(path=str(artifacts / "reconnect-after-stale-post.png"), full_page=True)
         assert_as_a_fresh_load(context, page, moved_on)
+    finally:
+        context.close()
+
+
+def is_answer(message: str | bytes) -> bool:
+    """The line's answer to a move (``{"move": n, ...}``), not a push."""
+    return isinstance(message, str) and message.startswith('{"move"')
+
+
+def bid(page: Any, table: Table) -> None:
+    """Ann's decision (an opening or a sealed bid in Q.E.): an amount the rules allow, then Enter."""
+    domain = next(
+        domain
+        for template in table.room(table.ann)["legal"]
+        for domain in template.get("params", {}).values()
+        if domain["kind"] == "int"
+    )
+    amount = max(domain["min"], 10)
+    while amount in domain.get("exclude", []):  # a sealed bid may not equal the opening bid
+        amount += 1
+    box = page.locator(".decision form input[type=number], .decision form input[inputmode=numeric]").first
+    box.fill(str(amount))
+    box.press("Enter")
+
+
+def test_a_move_goes_over_the_open_line_and_is_posted_when_the_line_does_not_answer(
+    browser: Any, server_url: str, artifacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    moves: list[str] = []  # what the page sent on its lines
+    mute: list[Any] = []  # sockets that swallow what the page sends (a line that looks open but is dead)
+    sockets: list[Any] = []
+
+    def route(socket: Any) -> None:
+        server = socket.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            moves.append(str(message))
+            if socket not in mute:
+                server.send(message)
+
+        socket.on_message(from_page)
+        server.on_message(socket.send)
+        sockets.append(socket)
+
+    page.route_web_socket(re.compile(r"/ws/rooms/"), route)
+    try:
+        table = open_table(page, server_url)
+        version = table.others_play()
+        wait_for_version(page, version)
+        posts.clear()
+        bid(page, table)
+        page.wait_for_function(
+            f"() => Number(document.querySelector('#r-flash').dataset.roomVersion) > {version}",
+            timeout=10_000,
+        )
+        assert [move for move in moves if '"move"' in move], "the move did not go over the line"
+        assert not [url for url in posts if url.endswith("/act")], (
+            "the move was posted while the line was open"
+        )
+        assert page.locator(".control-error").count() == 0
+
+        version = table.others_play()
+        wait_for_version(page, version)
+        mute.append(sockets[-1])
+        bid(page, table)
+        page.wait_for_function(
+            f"() => Number(document.querySelector('#r-flash').dataset.roomVersion) > {version}",
+            timeout=20_000,
+        )
+        assert [url for url in posts if url.endswith("/act")], "the unanswered move was not posted"
+        assert len(sockets) >= 2, "the page did not reopen the line that did not answer"
+        assert page.locator(".control-error").count() == 0
+        page.screenshot(path=str(artifacts / "move-posted-after-silent-line-360.png"), full_page=True)
     finally:
         context.close()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.helpers import create_room, game_over, join_room, wait_live
+from tests.browser.helpers import create_room, game_over, join_room, move_answered, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +26,7 @@ def form_of(page: Any, kind: str) -> Any:
 
 
 def submit(page: Any, form: Any, button: Any) -> int:
-    """Click ``button`` of ``form`` (twice if it asks to confirm); returns the answer's HTTP status.
+    """Click ``button`` of ``form`` (twice if it asks to confirm); returns the answer's status (posted or sent over the live line).
     A 200 answer carries the page's fresh regions: wait until they have replaced every form made
     against the old room version."""
     version = form.locator("input[name=version]").input_value()
@@ -34,11 +34,9 @@ def submit(page: Any, form: Any, button: Any) -> int:
     if question:  # an irreversible one-tap action: the first tap asks, the second one sends
         button.click()
         assert button.inner_text().strip() == question
-    with page.expect_response(
-        lambda answer: answer.url.endswith("/act") and answer.request.method == "POST", timeout=PUSH_WAIT
-    ) as answer:
+    with move_answered(page, PUSH_WAIT) as answer:
         button.click()
-    status = int(answer.value.status)
+    status = answer.status
     if status == 200:
         page.wait_for_function(
             "v => !document.querySelector(`form input[name=version][value='${v}']`)",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.helpers import create_room, wait_live
+from tests.browser.helpers import create_room, move_answered, wait_live
 
 pytestmark = pytest.mark.browser
 
@@ -61,9 +61,9 @@ def bid_zero_once(page: Any, server_url: str) -> None:
     bid_zero = page.locator("#r-g-decision").get_by_role("button", name="Bid 0 (2 points)", exact=True)
     bid_zero.click()  # a sealed bid cannot be taken back: the first tap asks, the second sends
     page.wait_for_selector("#f-qe-bid-0 button.armed", timeout=5_000)
-    with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as answer:
+    with move_answered(page, PUSH_WAIT) as answer:
         page.locator("#f-qe-bid-0 button").click()
-    assert answer.value.status == 200, page.locator("#r-flash").inner_text()
+    assert answer.status == 200, page.locator("#r-flash").inner_text()
     page.wait_for_selector("#r-g-sheet .qe-box.ticked", timeout=PUSH_WAIT)
     assert page.locator("#r-g-sheet .qe-box.ticked").count() == 1
     assert "Zero bids" in page.locator("#r-g-sheet").inner_text()

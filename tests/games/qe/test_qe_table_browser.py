@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.helpers import axe_violations, create_room, game_over, page_width_overflow, wait_live
+from tests.browser.helpers import (
+    axe_violations,
+    create_room,
+    game_over,
+    move_answered,
+    page_width_overflow,
+    wait_live,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -62,17 +69,15 @@ def tap_twice(page: Any, selector: str, patience: int = 30_000) -> None:
     button = page.locator(selector)
     button.click(timeout=patience)
     page.wait_for_selector(f"{selector}.armed", timeout=min(patience, 5_000))
-    with page.expect_response(
-        lambda answer: answer.url.endswith("/act"), timeout=min(patience, PUSH_WAIT)
-    ) as answer:
+    with move_answered(page, min(patience, PUSH_WAIT)) as answer:
         button.click(timeout=patience)
-    assert answer.value.status == 200, page.locator("#r-flash").inner_text()
+    assert answer.status == 200, page.locator("#r-flash").inner_text()
 
 
 def refused_bid_keeps_what_was_typed(page: Any) -> None:
     box = page.locator("#f-qe-bid input[name=amount]")
     box.fill("1.5")
-    with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT):
+    with move_answered(page, PUSH_WAIT):
         page.locator("#f-qe-bid button[type=submit]").click()
     error = page.locator("#f-qe-bid .control-error")
     error.wait_for(timeout=PUSH_WAIT)
@@ -126,9 +131,9 @@ def play_a_whole_game(page: Any, server_url: str, shots: Path, players: int) -> 
         else:
             legal = page.locator("#f-qe-quick-1 input[name=amount]").input_value()  # never the open bid
             page.locator("#f-qe-bid input[name=amount]").fill(legal)
-            with page.expect_response(lambda answer: answer.url.endswith("/act"), timeout=PUSH_WAIT) as sent:
+            with move_answered(page, PUSH_WAIT) as sent:
                 page.locator("#f-qe-bid button[type=submit]").click()
-            assert sent.value.status == 200, page.locator("#r-flash").inner_text()
+            assert sent.status == 200, page.locator("#r-flash").inner_text()
         moves += 1
         page.wait_for_function("panel => !panel.isConnected", arg=handle, timeout=PUSH_WAIT)
 
