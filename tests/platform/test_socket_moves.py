@@ -33,7 +33,7 @@ def answers(messages: list[str]) -> list[dict[str, Any]]:
 def until_answered(tab: WebSocketTestSession, number: int) -> list[str]:
     """The messages the tab gets up to the answer to move ``number`` (the socket's moves are played
     in turn, so the answers to the moves sent before it come first)."""
-    messages = []
+    messages: list[str] = []
     while not messages or not messages[-1].startswith(f'{{"move": {number},'):
         messages.append(tab.receive_text())
     return messages
