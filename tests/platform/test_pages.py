@@ -14,7 +14,7 @@ from app.config import Settings
 from app.games.base import random_legal_action
 from app.games.registry import ENGINES
 from app.web.app import create_app
-from app.web.pages import MAX_FORM_FIELDS
+from app.web.moves import MAX_FORM_FIELDS
 from app.web.render import TEMPLATES
 from benchmarks.live_client import form_fields
 from tests.platform.test_api import auth, new_qe_room
