@@ -171,6 +171,14 @@ def open_table(page: Any, url: str) -> Table:
     return table
 
 
+def at_anns_move(page: Any, url: str) -> tuple[Table, int]:
+    """``open_table``, played on until Ann's move is shown: the table and its version."""
+    table = open_table(page, url)
+    version = table.others_play()
+    wait_for_version(page, version)
+    return table, version
+
+
 def shown_version(page: Any) -> str | None:
     return page.locator("#r-flash").get_attribute("data-room-version")
 
@@ -261,9 +269,7 @@ def test_a_stale_move_redraws_the_table(browser: Any, server_url: str, artifacts
 
     page.route_web_socket(re.compile(r"/ws/rooms/"), route)
     try:
-        table = open_table(page, server_url)
-        version = table.others_play()
-        wait_for_version(page, version)
+        table, version = at_anns_move(page, server_url)
         form = page.locator(".decision form[hx-post]").first
         form.wait_for()
 
@@ -328,9 +334,7 @@ def test_a_move_goes_over_the_open_line_and_is_posted_when_the_line_does_not_ans
 
     page.route_web_socket(re.compile(r"/ws/rooms/"), route)
     try:
-        table = open_table(page, server_url)
-        version = table.others_play()
-        wait_for_version(page, version)
+        table, version = at_anns_move(page, server_url)
         posts.clear()
         bid(page, table)
         page.wait_for_function(

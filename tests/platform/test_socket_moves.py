@@ -44,12 +44,17 @@ def room(client: TestClient, code: str) -> dict[str, Any]:
     return answer
 
 
+def started(client: TestClient) -> tuple[str, list[str], dict[str, Any], int]:
+    """A started three-seat Q.E. room: its code, tokens, state and the seat to move first."""
+    code, tokens = new_qe_room(client, 3)
+    before = room(client, code)
+    return code, tokens, before, before["to_act"][0]
+
+
 @pytest.mark.both_databases
 def test_a_move_over_the_socket_is_played_and_answered_after_its_table(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
-        code, tokens = new_qe_room(client, 3)
-        before = room(client, code)
-        seat = before["to_act"][0]
+        code, tokens, before, seat = started(client)
         with (
             tab_of(client, code, tokens[seat]) as mine,
             tab_of(client, code, tokens[(seat + 1) % 3]) as other,
@@ -70,9 +75,7 @@ def test_a_move_over_the_socket_is_played_and_answered_after_its_table(settings:
 
 def test_a_refused_move_is_answered_in_the_tabs_language_and_changes_nothing(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
-        code, tokens = new_qe_room(client, 3)
-        before = room(client, code)
-        seat = before["to_act"][0]
+        code, tokens, before, seat = started(client)
         with tab_of(client, code, tokens[seat], "zh-Hant") as mine:
             received(mine)
             stale = str(before["version"] + 5)  # a version the room has not reached
@@ -102,9 +105,7 @@ def test_a_spectator_cannot_move_over_its_socket(settings: Settings) -> None:
 
 def test_what_is_not_a_readable_move_is_ignored_or_refused(settings: Settings) -> None:
     with TestClient(create_app(settings)) as client:
-        code, tokens = new_qe_room(client, 3)
-        before = room(client, code)
-        seat = before["to_act"][0]
+        code, tokens, before, seat = started(client)
         with tab_of(client, code, tokens[seat]) as mine:
             received(mine)
             for nobody_to_answer in (
@@ -137,9 +138,7 @@ def test_what_is_not_a_readable_move_is_ignored_or_refused(settings: Settings) -
 def test_moves_over_a_socket_count_against_the_act_limit(settings: Settings) -> None:
     limited = settings.model_copy(update={"rate_act": "2/hour"})  # starting the game is one
     with TestClient(create_app(limited)) as client:
-        code, tokens = new_qe_room(client, 3)
-        before = room(client, code)
-        seat = before["to_act"][0]
+        code, tokens, before, seat = started(client)
         with tab_of(client, code, tokens[seat]) as mine:
             received(mine)
             move = [("version", str(before["version"])), ("type", "open_bid"), ("amount", "40")]
