@@ -255,8 +255,8 @@ def candidate_actions(
 ) -> list[Action]:
     """The normal bot's action, then variants of it (each other option, bids scaled around its
     amount), then one of every other template, at most ``MAX_CANDIDATES``, no two alike; or, if the
-    game proposes its own moves for this decision (``own``), the normal bot's and those (none: the
-    normal bot's move is played without a search)."""
+    game proposes its own moves for this decision (``own``), the normal bot's, those, and one of every
+    other template (so an empty ``own`` still weighs the normal bot's move against the other kinds)."""
     found: list[Action] = [normal]
     if own is not None:
         found += own
