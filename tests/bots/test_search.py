@@ -165,10 +165,15 @@ def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_m
     """``SEARCH`` in the game's determinize module, read by ``registry.search_hooks_of``; the figures
     behind each choice are beside it (and in BENCHMARKS.md)."""
     from app.games.basari import determinize as basari
+    from app.games.tulip_bubble import determinize as tulip_bubble
 
     assert search_hooks_of("qe") == SearchHooks(best_mean=True)
-    for caution in ("tulipmania-1637", "tulip-bubble"):  # the defaults: the caution, playouts to the end
-        assert search_hooks_of(caution) == SearchHooks()
+    assert search_hooks_of("tulipmania-1637") == SearchHooks()  # the defaults: the caution, to the end
+    assert search_hooks_of("tulip-bubble") == SearchHooks(
+        playout_over=tulip_bubble.playout_over,
+        position_value=tulip_bubble.position_value,
+        candidates=tulip_bubble.candidates,
+    )
     assert search_hooks_of("basari") == SearchHooks(
         playout_over=basari.playout_over,
         position_value=basari.position_value,
@@ -200,6 +205,55 @@ def test_a_basari_playout_stops_when_its_round_is_scored_and_values_the_lead() -
     assert final is not None and final["finished"]
     scores = final["scores"]
     assert position_value(final, 0) == scores[0] - max(scores[1:])  # at the end: the points alone
+
+
+def test_a_tulip_bubble_playout_stops_when_the_next_round_begins_and_values_the_lead() -> None:
+    from app.games.tulip_bubble import prices
+    from app.games.tulip_bubble.determinize import WIN_BONUS, playout_over, position_value
+
+    engine = ENGINES["tulip-bubble"]
+    for state, _ in positions("tulip-bubble", 4, seed=9, every=7)[:10]:
+        end = playout(engine, state, random.Random(1), over=functools.partial(playout_over, state))
+        assert end is not None
+        assert end["finished"] or end["round"] > state["round"]
+        values = [position_value(end, seat) for seat in range(4)]
+        assert max(values) >= 0 and sum(value > 0 for value in values) <= 1  # only the leader is ahead
+        if not end["finished"]:  # cash, the hand at market prices, mortgages less their debts
+            worth = [
+                end["cash"][s]
+                + sum(prices.market_price(end, card) for card in end["hands"][s])
+                + sum(prices.market_price(end, m["card"]) - m["amount"] for m in end["mortgages"][s])
+                for s in range(4)
+            ]
+            if max(worth) < 120:  # no one can reach the black tulip: the worth alone
+                assert values[0] == worth[0] - max(worth[1:])
+    final = playout(engine, engine.setup(4, {}, 3), random.Random(2))
+    assert final is not None and final["finished"]
+    assets, winners = final["end"]["assets"], final["end"]["winners"]
+    bonus = [WIN_BONUS / len(winners) if s in winners else 0 for s in range(4)]
+    worth = [assets[s] + bonus[s] for s in range(4)]
+    assert position_value(final, 0) == worth[0] - max(worth[1:])  # at the end: the assets and the win
+    assert position_value(final, winners[0]) > 0
+
+
+def test_tulip_bubble_weighs_variants_of_the_normal_move_only_where_its_tokens_go() -> None:
+    """In the bidding phase, the generic candidates (each card a token may go on); elsewhere no variant
+    of the normal bot's move (no other card to sell, no jump bid), only one move of each other kind."""
+    from app.games.tulip_bubble.determinize import candidates
+
+    engine = ENGINES["tulip-bubble"]
+    phases = set()
+    for state, seat in positions("tulip-bubble", 4, seed=11, every=1):
+        view = view_without_log(engine, state, seat)
+        legal = engine.legal_actions(state, seat)
+        own = candidates(view, seat)
+        phases.add(state["phase"])
+        assert own == (None if state["phase"] == "bidding" else [])
+        normal = engine.decide(view, seat, legal, random.Random(3), "normal", SEARCH)
+        found = candidate_actions(normal, legal, random.Random(3), own)
+        if own == []:
+            assert found[0] == normal and all(a["type"] != normal["type"] for a in found[1:])
+    assert {"selling", "bidding", "auction", "payment"} <= phases
 
 
 def test_basari_proposes_offers_to_weigh_in_a_bargain_and_each_is_legal() -> None:

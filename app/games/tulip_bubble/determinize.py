@@ -9,6 +9,9 @@ other seat its own cash as a guess, fills each collector pile below its top with
 and redraws the market deck and the removed card (the market cards not yet revealed) with the Bubble
 Burst among the bottom cards, as the set-up buries it. ``tests/bots/test_search.py`` checks that the
 world shows the seat its view unchanged.
+
+Its ``SEARCH`` stops the search's playouts when the next round begins and values the position by the
+seat's worth ahead of its best rival's, and searches in full only where the purchase tokens go.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from collections import Counter
 from typing import Any
 
 from app.games import base
-from app.games.base import SearchHooks, State, View
+from app.games.base import Action, SearchHooks, State, View
+from app.games.tulip_bubble import prices
 from app.games.tulip_bubble.data import (
     AUCTION_ROWS,
+    BLACK_TULIP_PRICE,
     BUBBLE_BURST,
     BURST_SHUFFLED_WITH,
     COLLECTOR_PILES,
@@ -31,13 +36,74 @@ from app.games.tulip_bubble.data import (
     all_tulips,
 )
 
-# The search keeps the normal bot's move unless another is clearly better (the defaults). Playing the
-# best mean instead made the strong bot far stronger against three normal bots (67.3% ± 12.9 against
-# 41.3% ± 13.1 on the same 52 seeded games, 8 playouts a decision), but a normal bot against three
-# such strong bots won 25.9% ± 11.4 of 56 (the target is under 15%), against 10.7% on the same 56
-# with the caution (11.5% ± 6.2 of 100). With the caution, strong against three normal bots won
-# 41.0% ± 9.5 of 100 (39.6% ± 7.4 of 164): on the edge of its target of 40% (BENCHMARKS.md).
-SEARCH = SearchHooks()
+# The search's playouts in Tulip Bubble stop when the next round begins (its market card turned, its
+# selling phase about to open) or the game ends: a round is about a sixth of a game, so a playout
+# costs a fraction of one to the end and the search gets several times more of them for its budget;
+# the position is then valued by ``position_value``.
+WIN_BONUS = 40  # guilders: what a win (or a sure black tulip) is worth beyond the assets
+
+
+def playout_over(start: State, state: State) -> bool:
+    """Whether a playout from ``start`` has reached its horizon: a round after the one it began in has
+    begun (or the game is over)."""
+    return bool(state["finished"]) or state["round"] > start["round"]
+
+
+def worths(state: State) -> list[float]:
+    """Each seat's worth in guilders. Over: the assets (cash less debts), with ``WIN_BONUS`` shared by
+    the winners. Going on (a selling phase about to open, where every tulip may be sold at the market
+    price): cash, the hand at market prices and each mortgaged tulip's price less its debt, with
+    ``WIN_BONUS`` shared by the richest of those who could then reach the black tulip's price."""
+    players = state["players"]
+    if state["finished"]:
+        end = state["end"]
+        worth = [float(assets) for assets in end["assets"]]
+        winners = list(end["winners"])
+    else:
+        worth = [
+            float(
+                state["cash"][s]
+                + sum(prices.market_price(state, card) for card in state["hands"][s])
+                + sum(prices.market_price(state, m["card"]) - m["amount"] for m in state["mortgages"][s])
+            )
+            for s in range(players)
+        ]
+        able = [s for s in range(players) if worth[s] >= BLACK_TULIP_PRICE]
+        winners = [s for s in able if worth[s] == max(worth[a] for a in able)]
+    for winner in winners:
+        worth[winner] += WIN_BONUS / len(winners)
+    return worth
+
+
+def position_value(state: State, seat: int) -> float:
+    """The seat's worth (``worths``) ahead of its best rival's (behind: negative), in guilders."""
+    worth = worths(state)
+    return worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
+
+
+# Only the placement of purchase tokens is searched in full: outside the bidding phase the normal
+# bot's move is weighed only against one move of each other kind (``candidates``). Measured on the
+# same seeded games, 24 playouts to the next round a decision (BENCHMARKS.md): searching every
+# decision, strong won 78.8% ± 10.9 of 52 against three normal bots, but a normal bot against three
+# such strong bots won 26.0% ± 12.4 of 48 (the target is under 15%; with 8 such playouts 27.1% of 48,
+# and leaving the auctions alone 24.0% of 48); searching only the placement, strong won 61.5% ± 9.5
+# of 100 against three normal bots and a normal bot won 13.5% ± 4.7 of 200 against three strong ones.
+# Before (8 playouts to the game's end, every decision searched): 41.0% ± 9.5 (39.6% of 164) and
+# 11.5% ± 6.2 of 100. Keeping the normal bot's move unless another is clearly better (the default)
+# stays: the best mean (8 playouts to the end) made strong 67.3% ± 12.9 against three normal bots,
+# but its normal rival won 25.9% ± 11.4 of 56 against three of them.
+UNSEARCHED_PHASES = ("selling", "auction", "payment")
+
+
+def candidates(view: View, seat: int) -> list[Action] | None:
+    """None in the bidding phase (the generic candidates: each card a token may go on, or none);
+    elsewhere none of the search's variants of the normal bot's move (``[]``: the search then weighs
+    against it only one move of each other kind, a sale, the end of the turn, a drop or the lowest
+    raise)."""
+    return [] if view["phase"] in UNSEARCHED_PHASES else None
+
+
+SEARCH = SearchHooks(playout_over=playout_over, position_value=position_value, candidates=candidates)
 
 
 def determinize(view: View, seat: int, rng: random.Random) -> State:
