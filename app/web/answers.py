@@ -47,8 +47,9 @@ def page(
 
 
 class Refusal(HTTPException):
-    """A request refused before it reached the room service (too large, too many, cross-site):
-    a status and a translatable message, answered by ``refusal_response``."""
+    """A request refused before it reached the room service (too large, too many, cross-site, a
+    socket's move that cannot be read): a status and a translatable message, answered by
+    ``refusal_response`` (a socket's move: by ``moves.py``)."""
 
     def __init__(
         self, status: int, message: str, headers: dict[str, str] | None = None, **params: Any
@@ -111,14 +112,15 @@ async def room_refused(request: Request, refused: RoomError) -> Response:
     if back_to_room and code is not None and refused.status != 404 and not is_htmx(request):
         # The page shows the message from its key: a URL anyone can write carries no text.
         return RedirectResponse(f"/r/{code}?{error_query(refused.message, refused.params)}", status_code=303)
-    game_id = await run_in_threadpool(_game_of, get_service(request), code)
+    game_id = await run_in_threadpool(game_of, get_service(request), code)
     # An htmx post gets only the message: the tab's WebSocket already brought the table that made a
     # move stale (409), and bourse.js then catches the tab up.
     package = package_of(game_id) if game_id else None
     return refusal_response(request, refused.status, refused.message, refused.params, game_package=package)
 
 
-def _game_of(service: RoomService, code: str | None) -> str | None:
+def game_of(service: RoomService, code: str | None) -> str | None:
+    """The game of room ``code`` (for a refusal in the game's words); None if there is no such room."""
     try:
         return service.load(code).game if code else None
     except RoomError:

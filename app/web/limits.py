@@ -268,21 +268,20 @@ class Limits:
             return None
         if not self.warned:
             self._check_proxy(scope)
-        wait = await self._wait(limit, client_key(scope))
+        return await self._refusal(limit, client_key(scope))
+
+    async def move_refusal(self, scope: Scope) -> Refusal | None:
+        """429 if a move sent over a live socket (``moves.py``) passes its client's "act" limit, as
+        the form post it replaces would; else ``None`` (and it is counted)."""
+        return await self._refusal("act", client_key(scope))
+
+    async def _refusal(self, limit: str, client: str) -> Refusal | None:
+        wait = await self._wait(limit, client)
         if not wait:
             return None
         seconds = math.ceil(wait)
         message = TOO_CHATTY if limit == "chat" else TOO_MANY
         return Refusal(429, message, {"Retry-After": str(seconds)}, seconds=seconds)
-
-    async def move_refusal(self, scope: Scope) -> Refusal | None:
-        """429 if a move sent over a live socket (``moves.py``) passes its client's "act" limit, as
-        the form post it replaces would; else ``None`` (and it is counted)."""
-        wait = await self._wait("act", client_key(scope))
-        if not wait:
-            return None
-        seconds = math.ceil(wait)
-        return Refusal(429, TOO_MANY, {"Retry-After": str(seconds)}, seconds=seconds)
 
     async def _wait(self, limit: str, client: str) -> float:
         """0 if ``client`` may go ahead under ``limit`` (the request is counted), else the seconds

@@ -26,7 +26,7 @@ from app.games.base import N_
 from app.games.registry import package_of
 from app.i18n import format_message
 from app.rooms import RoomError, RoomService
-from app.web.answers import CANNOT_SAVE, SERVER_ERROR
+from app.web.answers import CANNOT_SAVE, SERVER_ERROR, Refusal, game_of
 from app.web.limits import TOO_LARGE, Limits
 from app.web.live import LiveRooms, Tab
 
@@ -57,14 +57,6 @@ def form_to_action(fields: list[tuple[str, str]]) -> dict[str, Any]:
     return action
 
 
-class MoveRefused(Exception):
-    """A socket's move refused before it reached the room service."""
-
-    def __init__(self, status: int, message: str, **params: Any) -> None:
-        super().__init__(message)
-        self.status, self.message, self.params = status, message, params
-
-
 def read_move(text: str) -> tuple[int, Any] | None:
     """The move's number and its message (a JSON object); None if the text names no move number."""
     try:
@@ -78,18 +70,18 @@ def read_move(text: str) -> tuple[int, Any] | None:
 
 
 def move_fields(text: str, message: dict[str, Any], max_bytes: int) -> list[tuple[str, str]]:
-    """The move's form fields, in order; ``MoveRefused`` if the move is too large or they are not a
+    """The move's form fields, in order; a ``Refusal`` if the move is too large or they are not a
     list of name/value pairs."""
     if len(text.encode()) > max_bytes:
-        raise MoveRefused(413, TOO_LARGE, kib=max_bytes // 1024)
+        raise Refusal(413, TOO_LARGE, kib=max_bytes // 1024)
     fields = message.get("fields")
     if not isinstance(fields, list) or not all(
         isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
         for pair in fields
     ):
-        raise MoveRefused(400, UNREADABLE)
+        raise Refusal(400, UNREADABLE)
     if len(fields) > MAX_FORM_FIELDS:
-        raise MoveRefused(400, TOO_MANY_FIELDS)
+        raise Refusal(400, TOO_MANY_FIELDS)
     return [(name, value) for name, value in fields]
 
 
@@ -112,15 +104,16 @@ async def move_from_socket(
         fields = move_fields(text, message, max_bytes)
         refusal = await limits.move_refusal(tab.socket.scope)
         if refusal is not None:
-            raise MoveRefused(refusal.status_code, refusal.message, **refusal.params)
+            raise refusal
         version = next((value for key, value in fields if key == "version"), None)
         action = form_to_action([(key, value) for key, value in fields if key != "version"])
         after = await run_in_threadpool(service.turns.act_as, code, token, version, action)
         await live.after_change(code, after)
-    except MoveRefused as refused:
-        _answer(tab, refused.status, _words(tab, refused.message, refused.params), number)
+    except Refusal as refused:
+        _answer(tab, refused.status_code, _words(tab, refused.message, refused.params), number)
     except RoomError as refused:
-        package = await run_in_threadpool(_package_of, service, code)
+        game = await run_in_threadpool(game_of, service, code)
+        package = package_of(game) if game else None
         _answer(tab, refused.status, _words(tab, refused.message, refused.params, package), number)
     except OperationalError as failed:
         log.error(
@@ -143,11 +136,3 @@ def _words(tab: Tab, message: str, params: dict[str, Any] | None = None, package
 
 def _answer(tab: Tab, status: int, message: str, number: int) -> None:
     tab.push(json.dumps({"move": number, "status": status, "message": message}, ensure_ascii=False))
-
-
-def _package_of(service: RoomService, code: str) -> str | None:
-    """The room's game package, for a refusal in the game's words."""
-    try:
-        return package_of(service.load(code).game)
-    except RoomError:
-        return None

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
 from starlette.testclient import WebSocketTestSession
 
 from app.config import Settings
@@ -155,4 +156,37 @@ def test_moves_over_a_socket_count_against_the_act_limit(settings: Settings) -> 
             follow_redirects=False,
         )
         assert posted.status_code == 429
+        assert room(client, code)["version"] == before["version"] + 1
+
+
+def test_a_failing_database_or_bug_is_answered_and_the_line_stays_open(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never a dead line: the move is answered 503 (the database) or 500 (anything else), /healthz is
+    told of the failed write, and the next move on the same socket is played."""
+    with TestClient(create_app(settings)) as client:
+        code, tokens, before, seat = started(client)
+        turns = client.app.state.service.turns  # type: ignore[attr-defined]
+        failures: list[Exception] = [
+            OperationalError("INSERT", {}, Exception("disk I/O error")),
+            RuntimeError("a bug"),
+        ]
+        played = turns.act_as
+
+        def failing_once(*arguments: Any) -> Any:
+            if failures:
+                raise failures.pop(0)
+            return played(*arguments)
+
+        monkeypatch.setattr(turns, "act_as", failing_once)
+        move = [("version", str(before["version"])), ("type", "open_bid"), ("amount", "40")]
+        with tab_of(client, code, tokens[seat]) as mine:
+            received(mine)
+            for number in (1, 2, 3):
+                send_move(mine, number, move)
+            answered = answers(until_answered(mine, 3))
+        assert [(answer["move"], answer["status"]) for answer in answered] == [(1, 503), (2, 500), (3, 200)]
+        assert answered[0]["message"].startswith("The server cannot save")
+        assert answered[1]["message"].startswith("Something went wrong")
+        assert client.get("/healthz").status_code == 503
         assert room(client, code)["version"] == before["version"] + 1
