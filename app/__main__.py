@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import logging
+import subprocess
+import sys
 
 import uvicorn
 
@@ -14,7 +16,11 @@ from app.web.app import create_app
 def main() -> None:
     settings = get_settings()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    application = create_app(settings)
+    # The schema is brought up to date in a child process, so the server never imports Alembic
+    # (app/migrate.py). It starts whatever the child says, as ``create_app`` would: an unwritable
+    # database makes /healthz answer 503, not the server fail to start.
+    subprocess.run([sys.executable, "-m", "app.migrate"], check=False)
+    application = create_app(settings, migrated=True)
     # What exists now (modules, templates' code, the app) lives as long as the process: kept out of
     # the collector's full passes, which otherwise walk it all again and pause every room's moves
     # (a full pass took 95-205 ms under load at 100 rooms, 45-115 ms frozen: BENCHMARKS.md).

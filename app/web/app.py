@@ -32,7 +32,6 @@ from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_, Budget
 from app.lease import Leases, RedisLeases
-from app.migrate import upgrade_to_head
 from app.rooms import RoomError, RoomService
 from app.web import api, my_games, notifications, pages, replay
 from app.web.answers import CANNOT_SAVE, SERVER_ERROR, Refusal, page, refusal_response, room_refused
@@ -58,10 +57,15 @@ VENDOR = {
 }
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, migrated: bool = False) -> FastAPI:
+    """The app on ``settings``' database, brought up to date first unless ``migrated`` says it was
+    (``python -m app`` migrates in a child process: see ``app/__main__.py``)."""
     settings = settings or get_settings()
     db = Database(settings.database_url)  # creates the SQLite file's folder
-    migrate(settings.database_url)
+    if not migrated:
+        from app.migrate import migrate  # not imported by the server unless it migrates: see app.migrate
+
+        migrate(settings.database_url)
     service = RoomService(db)
     service.health.min_free_bytes = settings.min_free_mb * 1024 * 1024
     service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
@@ -176,15 +180,6 @@ def push_sender(service: RoomService, settings: Settings) -> PushSender | None:
     sender = PushSender(service, load_vapid(private_key, settings.push_contact), settings.push_timeout)
     service.writer.committed = sender.note
     return sender
-
-
-def migrate(database_url: str) -> None:
-    """Bring the schema up to date. A database that cannot be written (a read-only volume) or reached
-    does not stop the server: it starts, ``/healthz`` answers 503 and every request a readable 503."""
-    try:
-        upgrade_to_head(database_url)
-    except OperationalError as failure:
-        log.error("the database could not be migrated: %s", failure.orig)
 
 
 STARLETTE_MESSAGES = {

@@ -32,10 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import requests
 from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02
-from pywebpush import WebPushException, webpush
 
 from app.rooms import RoomError, RoomService, RoomSnapshot, wallclock
 from app.rooms.push import Recipient
@@ -275,6 +273,11 @@ class PushSender:
     def _post(self, recipient: Recipient, payload: str, ttl: int) -> None:
         """Post one push (in a send thread). A push service that says the endpoint is gone (404, 410)
         has it forgotten for every seat; any other failure is logged, and that push is lost."""
+        # Imported by the first push, not at start: with what they import (aiohttp, urllib3…) they
+        # are ~14 MB a server that sends no push would keep for nothing.
+        import requests
+        from pywebpush import WebPushException, webpush
+
         session = requests.Session()
         session.max_redirects = 0  # a push service answers; it does not send the server elsewhere
         try:

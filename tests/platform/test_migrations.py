@@ -4,6 +4,10 @@ follow, fails here."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,3 +46,43 @@ def test_the_migrated_schema_is_the_models_schema(database_url: str) -> None:
     finally:
         engine.dispose()
     assert differences == []
+
+
+def test_python_m_app_migrates_in_a_child_and_serves_without_alembic(tmp_path: Path) -> None:
+    """``python -m app`` runs ``python -m app.migrate`` first (a fresh SQLite file in a folder not yet
+    made gets the whole schema), then builds the app with ``migrated=True``: a server that has not
+    imported Alembic (with Mako and Pygments) nor the push-sending libraries, which it would otherwise
+    keep for its whole life (~25 MB of a ~115 MB server)."""
+    database = tmp_path / "new" / "bourse.db"
+    env = {**os.environ, "BOURSE_DATABASE_URL": f"sqlite:///{database}"}
+    migrated = subprocess.run([sys.executable, "-m", "app.migrate"], env=env, capture_output=True, text=True)
+    assert migrated.returncode == 0, migrated.stderr
+    engine = create_engine(f"sqlite:///{database}")
+    with engine.connect() as connection:
+        tables = {
+            row[0]
+            for row in connection.exec_driver_sql("select name from sqlite_master where type = 'table'")
+        }
+    engine.dispose()
+    assert {"rooms", "seats", "actions", "alembic_version"} <= tables
+
+    probe = (
+        "import sys\n"
+        "from app.web.app import create_app\n"
+        "create_app(migrated=True)\n"
+        "heavy = {'alembic', 'mako', 'pygments', 'requests', 'aiohttp', 'pywebpush'}\n"
+        "print(sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n"
+    )
+    served = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert served.returncode == 0, served.stderr
+    assert served.stdout.strip() == "[]"
+
+
+def test_an_unreachable_database_fails_the_migration_child_but_not_the_start(tmp_path: Path) -> None:
+    """The child says so (exit 1, the reason logged); ``python -m app`` starts anyway, as the app does
+    on a database it cannot write (``/healthz`` answers 503: tests/platform/test_storage.py)."""
+    missing = tmp_path / "none.db"
+    env = {**os.environ, "BOURSE_DATABASE_URL": f"sqlite:///file:{missing}?mode=ro&uri=true"}
+    migrated = subprocess.run([sys.executable, "-m", "app.migrate"], env=env, capture_output=True, text=True)
+    assert migrated.returncode == 1
+    assert "app.migrate: the database could not be migrated" in migrated.stderr
