@@ -28,6 +28,7 @@ from app.web.render import (
     Table,
     environment,
     public_regions,
+    region_html,
     render_regions,
     seat_context,
 )
@@ -356,12 +357,12 @@ def test_cached_fragments_are_what_the_block_draws_afresh(game: str) -> None:
                 players_list = [{"seat": number, "name": names[number]} for number in range(players)]
                 table = Table("x", game, "playing", players_list, engine.to_act(core), None, None, players)
                 fragments = environment(locale, game).extensions[FragmentCache.identifier]
-                shown: list[str] = []
+                shown: list[bytes] = []
                 for seat in [*range(players), None]:
                     context = seat_context(engine, core, seat, table, locale, form_version=step)
-                    warm = render_regions(engine, context, "playing", locale, room)
+                    warm = region_html(engine, context, "playing", locale, room)
                     fragments.fragments.clear()  # type: ignore[attr-defined]
-                    fresh = render_regions(engine, context, "playing", locale)
+                    fresh = region_html(engine, context, "playing", locale)
                     assert fresh == warm, (step, locale, seat, names)
                     shown += warm.values()
                 room.sweep(shown)

@@ -106,7 +106,7 @@ def test_a_region_depends_on_the_fields_of_the_table_it_reads_not_on_the_whole_t
     qe = ENGINES["qe"]
 
     def draw(template: str, table: Table) -> str:
-        return cache.region(env, template, template, seat_context(qe, None, None, table, "en"), "en")
+        return cache.region(env, template, template, seat_context(qe, None, None, table, "en"), "en").decode()
 
     first = _table("qe", 3, None, [0])
     assert [draw(name, first) for name in ("code.html", "turn.html", "result.html")] == [

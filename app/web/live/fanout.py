@@ -40,6 +40,7 @@ from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web.render import (
     EVENTS,
     PUBLIC_FORM_VERSION,
+    Html,
     RegionCache,
     SeatContext,
     Table,
@@ -47,16 +48,16 @@ from app.web.render import (
     events_added,
     events_region,
     oob_fragments,
+    region_html,
     regions_container,
     render_public_regions,
-    render_regions,
     seat_context,
     timed_out_move,
     version_marker,
 )
 
 OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
-NOTHING_SENT: Mapping[str, str] = MappingProxyType({})  # shared, so fresh tabs share their first message
+NOTHING_SENT: Mapping[str, Html] = MappingProxyType({})  # shared, so fresh tabs share their first message
 
 
 class Outbox:
@@ -95,7 +96,7 @@ class Tab:
     locale: str
     page_version: int | None = None  # the room version the tab's page was rendered at
     viewer: str = ""  # a spectator's chat author key (from its viewer cookie): names it if it wrote
-    sent: Mapping[str, str] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
+    sent: Mapping[str, Html] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
     version: int = -1
     events_seen: int = 0  # game-log events the tab shows
     outbox: Outbox = field(default_factory=Outbox)
@@ -192,7 +193,7 @@ class Viewer:
         locale: str,
         connected: frozenset[int],
         away: frozenset[int] = frozenset(),
-        public: Mapping[str, str] | None = None,
+        public: Mapping[str, Html] | None = None,
         shared: Table | None = None,
         spectators: SeatContext | None = None,
     ) -> None:
@@ -222,7 +223,7 @@ class Viewer:
                 form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
             )
         )
-        self.regions = render_regions(snapshot.engine, context, snapshot.status, locale, room.cache, public)
+        self.regions = region_html(snapshot.engine, context, snapshot.status, locale, room.cache, public)
         self._events: str | None = None
 
     @property
@@ -249,7 +250,11 @@ class Viewer:
         return self._events
 
     def page_regions(self) -> dict[str, str]:
-        return {**self.regions, EVENTS: self.events_html()} if self.has_log else dict(self.regions)
+        """Its page's regions as text, the game log's included."""
+        regions = {region: html.decode() for region, html in self.regions.items()}
+        if self.has_log:
+            regions[EVENTS] = self.events_html()
+        return regions
 
 
 @dataclass(eq=False)
@@ -263,7 +268,7 @@ class RoomLive:
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
     # locale -> (the snapshot, its public regions, the spectators' context they were drawn from), for
     # the same version and presence as ``viewers``
-    public: dict[str, tuple[RoomSnapshot, dict[str, str], SeatContext]] = field(default_factory=dict)
+    public: dict[str, tuple[RoomSnapshot, dict[str, Html], SeatContext]] = field(default_factory=dict)
     table: tuple[RoomSnapshot, Table] | None = None  # the shared table (``room_table``) of that snapshot
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
@@ -308,7 +313,7 @@ class RoomLive:
 
     def public_regions(
         self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
-    ) -> dict[str, str]:
+    ) -> dict[str, Html]:
         """The regions every tab shares at this version and presence, in one language: drawn once
         from the spectators' context, whoever looks (``app/web/render.py``)."""
         made = self.public.get(locale)
@@ -325,7 +330,7 @@ class RoomLive:
 
 def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
     """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
-    messages: dict[tuple[Any, ...], tuple[str, Mapping[str, str], int]] = {}
+    messages: dict[tuple[Any, ...], tuple[str, Mapping[str, Html], int]] = {}
     out = []
     for tab in tabs:
         viewer = viewers[tab]
@@ -340,17 +345,18 @@ def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[
     return out
 
 
-def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, str], int]:
+def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Html], int]:
     snapshot = viewer.snapshot
     regions = viewer.regions
     if not tab.sent and tab.page_version == snapshot.version:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments(regions, ["seats"])  # presence may have changed since
+        message = oob_fragments({"seats": regions["seats"].decode()})  # presence may have changed since
     elif tab.sent.keys() != regions.keys():
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
-        changed = [region for region, html in regions.items() if tab.sent[region] != html]
-        message = oob_fragments(regions, changed)
+        message = oob_fragments(
+            {region: html.decode() for region, html in regions.items() if tab.sent[region] != html}
+        )
         if viewer.has_log and tab.events_seen != snapshot.events_total:
             added = snapshot.events_since(tab.events_seen)
             if added is None:  # fell too far behind for the recent events: the whole log
