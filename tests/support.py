@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
-from fastapi.routing import _IncludedRouter
-from starlette.routing import BaseRoute
+from fastapi.routing import APIWebSocketRoute, _IncludedRouter
+from starlette.routing import BaseRoute, WebSocketRoute
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,11 +72,13 @@ def served(folder: Path, bot_delay: float = 0.05, settings: dict[str, str] | Non
 
 
 def declared_routes(routes: list[BaseRoute], prefix: str = "") -> Iterator[tuple[str, str, Any]]:
-    """(method, path, endpoint) of every route an app declares, those of included routers too
+    """(method, path, endpoint) of every route an app declares ("WEBSOCKET" for a socket's), those of included routers too
     (FastAPI keeps an included router as one entry of ``app.routes``, its routes inside it)."""
     for route in routes:
         if isinstance(route, _IncludedRouter):
             yield from declared_routes(route.original_router.routes, prefix + route.include_context.prefix)
             continue
+        if isinstance(route, WebSocketRoute | APIWebSocketRoute):
+            yield "WEBSOCKET", prefix + route.path, route.endpoint
         for method in sorted(getattr(route, "methods", None) or ()):
             yield method, prefix + route.path, route.endpoint  # type: ignore[attr-defined]

@@ -197,8 +197,11 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 
 
 async def database_error(request: Request, exc: Exception) -> Response:
-    """The database refused (a full disk, a read-only or locked file): 503, readable, JSON under /api/."""
-    log.error("%s %s: the database failed: %s", request.method, request.url.path, getattr(exc, "orig", exc))
+    """The database refused (a full disk, a read-only or locked file): 503, readable, JSON under /api/.
+    A live socket's handshake (``request`` is then its ``WebSocket``) is refused with the same 503: the
+    page reconnects with back-off."""
+    method = request.scope.get("method", "WEBSOCKET")
+    log.error("%s %s: the database failed: %s", method, request.url.path, getattr(exc, "orig", exc))
     get_service(request).health.write_failed()  # /healthz reports it for a while
     return refusal_response(request, 503, CANNOT_SAVE, headers={"Retry-After": "30"})
 

@@ -3,13 +3,19 @@ ahead of the routing, behind every guard, and are answered as the router would a
 
 from __future__ import annotations
 
+import sqlite3
+from typing import Any
+
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
+from starlette.testclient import WebSocketDenialResponse
+from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
-from app.web import api, pages
+from app.web import api, fast_lane, pages
 from app.web.app import create_app
-from app.web.fast_lane import ROUTES
+from app.web.fast_lane import ROUTES, SOCKET
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import declared_routes
 
@@ -64,3 +70,69 @@ def test_a_failure_in_the_lane_is_the_server_error_answer(settings: Settings, pa
         answer = client.request("GET" if path.startswith("/api/") else "POST", path.format(code=code))
         assert answer.status_code == 500
         assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+
+
+def test_a_tabs_socket_is_served_by_the_lane(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The room's socket reaches ``pages.room_socket`` through the lane (no router, no dependency
+    solving: a frame per layer for the socket's whole life), behind the guards, and works as before."""
+    declared = {
+        (method, path): endpoint for method, path, endpoint in declared_routes(create_app(settings).routes)
+    }
+    assert declared[("WEBSOCKET", "/ws/rooms/{code}")] is pages.room_socket
+    assert SOCKET.fullmatch("/ws/rooms/abc/def") is None
+    served = []
+
+    async def counted(*arguments: Any) -> None:
+        served.append(arguments[1])
+        await pages.room_socket(*arguments)
+
+    monkeypatch.setattr(fast_lane, "room_socket", counted)
+    with TestClient(create_app(settings)) as client:
+        code, tokens = new_qe_room(client, 3)
+        with client.websocket_connect(
+            f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={tokens[0]}"}
+        ) as tab:
+            assert "r-status" in tab.receive_text()  # its page's regions
+        assert served == [code]
+        with (
+            pytest.raises(WebSocketDisconnect) as unknown,
+            client.websocket_connect(
+                "/ws/rooms/nosuchroom234", headers={"cookie": "bourse_seat_nosuchroom234=x"}
+            ),
+        ):
+            pass
+        assert unknown.value.code == 4404
+        evil = {"origin": "https://evil.example"}
+        with (
+            pytest.raises(WebSocketDisconnect) as cross_site,
+            client.websocket_connect(f"/ws/rooms/{code}", headers=evil),
+        ):
+            pass
+        assert cross_site.value.code == 4403
+
+
+def test_a_database_failure_at_a_sockets_start_is_the_apps_503(settings: Settings) -> None:
+    """The app's handler for the failure refuses the handshake with its 503 and /healthz reports it (the
+    handler read the request's method, which a socket has not, so such a handshake used to fail with a
+    server error); the next socket, the database back, is served."""
+    app = create_app(settings)
+    with TestClient(app) as client:
+        code, tokens = new_qe_room(client, 3)
+        seats = app.state.service.seats
+        working = seats.seat_for_token
+
+        def unreachable(*_: object) -> None:
+            raise OperationalError("select", {}, sqlite3.OperationalError("disk I/O error"))
+
+        seats.seat_for_token = unreachable
+        cookie = {"cookie": f"bourse_seat_{code}={tokens[0]}"}
+        with (
+            pytest.raises(WebSocketDenialResponse) as refused,
+            client.websocket_connect(f"/ws/rooms/{code}", headers=cookie),
+        ):
+            pass
+        assert refused.value.status_code == 503
+        assert client.get("/healthz").status_code == 503
+        seats.seat_for_token = working
+        with client.websocket_connect(f"/ws/rooms/{code}", headers=cookie) as tab:
+            assert "r-status" in tab.receive_text()
