@@ -7,6 +7,7 @@ is the one handler for a ``RoomError`` that any route lets through.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,15 @@ from app.web.render import render_page, wrap_region
 
 CANNOT_SAVE = N_("The server cannot save anything right now; please try again in a while.")
 SERVER_ERROR = N_("Something went wrong on our side; please try again.")
+
+log = logging.getLogger(__name__)
+
+
+def database_failed(service: RoomService, what: str, failure: Exception) -> None:
+    """Note that the database refused ``what`` (a full disk, a read-only or locked file): logged, and
+    /healthz reports it for a while. The caller answers 503 with ``CANNOT_SAVE``."""
+    log.error("%s: the database failed: %s", what, getattr(failure, "orig", failure))
+    service.health.write_failed()
 
 
 def is_htmx(request: Request) -> bool:

@@ -34,7 +34,15 @@ from app.games.base import N_, Budget
 from app.lease import Leases, RedisLeases
 from app.rooms import RoomError, RoomService
 from app.web import api, my_games, notifications, pages, replay
-from app.web.answers import CANNOT_SAVE, SERVER_ERROR, Refusal, page, refusal_response, room_refused
+from app.web.answers import (
+    CANNOT_SAVE,
+    SERVER_ERROR,
+    Refusal,
+    database_failed,
+    page,
+    refusal_response,
+    room_refused,
+)
 from app.web.deps import get_locale, get_service
 from app.web.fast_lane import FastLane
 from app.web.guards import Guards
@@ -200,9 +208,9 @@ async def database_error(request: Request, exc: Exception) -> Response:
     """The database refused (a full disk, a read-only or locked file): 503, readable, JSON under /api/.
     A live socket's handshake (``request`` is then its ``WebSocket``) is refused with the same 503: the
     page reconnects with back-off."""
-    method = request.scope.get("method", "WEBSOCKET")
-    log.error("%s %s: the database failed: %s", method, request.url.path, getattr(exc, "orig", exc))
-    get_service(request).health.write_failed()  # /healthz reports it for a while
+    database_failed(
+        get_service(request), f"{request.scope.get('method', 'WEBSOCKET')} {request.url.path}", exc
+    )
     return refusal_response(request, 503, CANNOT_SAVE, headers={"Retry-After": "30"})
 
 

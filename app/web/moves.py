@@ -26,7 +26,7 @@ from app.games.base import N_
 from app.games.registry import package_of
 from app.i18n import format_message
 from app.rooms import RoomError, RoomService
-from app.web.answers import CANNOT_SAVE, SERVER_ERROR, Refusal, game_of
+from app.web.answers import CANNOT_SAVE, SERVER_ERROR, Refusal, database_failed, game_of
 from app.web.limits import TOO_LARGE, Limits
 from app.web.live import LiveRooms, Tab
 
@@ -116,12 +116,7 @@ async def move_from_socket(
         package = package_of(game) if game else None
         _answer(tab, refused.status, _words(tab, refused.message, refused.params, package), number)
     except OperationalError as failed:
-        log.error(
-            "a move over the socket of room %s: the database failed: %s",
-            code,
-            getattr(failed, "orig", failed),
-        )
-        service.health.write_failed()  # /healthz reports it for a while
+        database_failed(service, f"a move over the socket of room {code}", failed)
         _answer(tab, 503, _words(tab, CANNOT_SAVE), number)
     except Exception:
         log.exception("a move over the socket of room %s failed", code)
