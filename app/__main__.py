@@ -32,6 +32,15 @@ def main() -> None:
         port=settings.port,
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
+        # websockets' sans-I/O protocol: a socket holds ~25 KB where uvicorn's older websockets protocol
+        # holds ~32 KB (two queues and the handshake kept for the socket's life), and it is the one
+        # uvicorn keeps
+        ws="websockets-sansio",
+        # No permessage-deflate, as Phoenix and Action Cable by default: every browser offers it, and a
+        # socket that accepts it keeps a compressor for its life (~40 KB with window bits 12, ~100 KB
+        # with the defaults; 200-500 MB at 5000 tabs) and spends ~140 us compressing each 7 KB message,
+        # once a tab, though the public regions are the same bytes for every tab (BENCHMARKS.md)
+        ws_per_message_deflate=False,
         ws_ping_interval=20,
         # a page sends only its moves on its socket (app/web/moves.py): no larger than a form's body
         ws_max_size=settings.max_body_bytes,

@@ -744,6 +744,10 @@ def describe(report: dict[str, Any]) -> str:
             f"by third of the window: {' → '.join(_kb(value) for value in thirds)} KB; "
             f"lookups per action {report['lookups'] / max(1, report['attempted']):.2f}"
         )
+    lines.append(
+        f"  bytes to the tabs per accepted action {_kb(report['tab_bytes'] / max(1, report['accepted']))} KB "
+        f"(every tab's, as on the wire)"
+    )
     extra = {
         key: report[key]
         for key in (
