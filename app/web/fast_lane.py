@@ -62,11 +62,10 @@ class FastLane:
         await response(scope, receive, send)
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        found = SOCKET.fullmatch(_route_path(scope))
-        if found is None:
+        code = _socket_code(scope)  # not the match: this frame lives as long as the socket
+        if code is None:
             await self.app(scope, receive, send)
             return
-        code = found[1]
         scope["path_params"] = {"code": code}
         socket = WebSocket(scope, receive, send)
         try:
@@ -85,6 +84,11 @@ class FastLane:
             response = await handler(socket, refused)
             if response is not None:  # before the accept: the handshake is refused with it
                 await response(scope, receive, send)
+
+
+def _socket_code(scope: Scope) -> str | None:
+    found = SOCKET.fullmatch(_route_path(scope))
+    return found[1] if found is not None else None
 
 
 def _route_path(scope: Scope) -> str:
