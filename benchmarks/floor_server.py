@@ -71,5 +71,9 @@ if __name__ == "__main__":
         host=os.environ.get("HOST", "127.0.0.1"),
         port=int(os.environ.get("PORT", "8001")),
         log_level="warning",
+        # uvicorn's sockets as ``python -m app`` has them (app/__main__.py): the least a socket can
+        # hold, and no compression (the client offers it, as browsers do)
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
         ws_ping_interval=20,
     )
