@@ -589,7 +589,9 @@ class _Rendered:
     inputs: tuple[Any, ...]
     html: Html
     used: int  # the sweep generation it was last used in
-    fragments: frozenset[FragmentKey]  # the room's fragments it was drawn with (kept with it)
+    # the room's fragments it was drawn with (kept with it); a tuple: most have none, and an empty
+    # frozenset is ~200 bytes of its own where the empty tuple is one shared object
+    fragments: tuple[FragmentKey, ...]
 
 
 # What renderings read, kept once per process: a region's renderings, in every room of a game, mostly
@@ -690,7 +692,7 @@ class RegionCache:
                 tuple(_input(read, context) for read in recorded),
                 html,
                 self._generation,
-                frozenset(fragments.used),
+                tuple(fragments.used),
             )
             self.renders += 1
             self.renders_of[region] += 1
