@@ -46,7 +46,14 @@ class Guards:
                 await refuse(scope, receive, send, refusal)
                 return
             await self.app(scope, counting_body(receive, self.max_body), send)
-        elif scope["type"] == "websocket" and (match := LIVE_SOCKET.fullmatch(scope["path"])):
-            await self.limits.live_socket(self.app, scope, receive, send, match[1])
+        elif scope["type"] == "websocket" and (code := _live_socket_code(scope)) is not None:
+            await self.limits.live_socket(self.app, scope, receive, send, code)
         else:
             await self.app(scope, receive, send)
+
+
+def _live_socket_code(scope: Scope) -> str | None:
+    """The room's code of a live socket's path. Not kept as the match: the caller's frame lives as
+    long as the socket."""
+    found = LIVE_SOCKET.fullmatch(scope["path"])
+    return found[1] if found is not None else None
