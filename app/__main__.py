@@ -36,7 +36,7 @@ def main() -> None:
         # holds ~32 KB (two queues and the handshake kept for the socket's life), and it is the one
         # uvicorn keeps
         ws="websockets-sansio",
-        # No permessage-deflate, as Phoenix and Action Cable by default: every browser offers it, and a
+        # No permessage-deflate (opt-in in Phoenix and Bun too): every browser offers it, and a
         # socket that accepts it keeps a compressor for its life (~40 KB with window bits 12, ~100 KB
         # with the defaults; 200-500 MB at 5000 tabs) and spends ~140 us compressing each 7 KB message,
         # once a tab, though the public regions are the same bytes for every tab (BENCHMARKS.md)
