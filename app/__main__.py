@@ -39,7 +39,9 @@ def main() -> None:
         # No permessage-deflate (opt-in in Phoenix and Bun too): every browser offers it, and a
         # socket that accepts it keeps a compressor for its life (~40 KB with window bits 12, ~100 KB
         # with the defaults; 200-500 MB at 5000 tabs) and spends ~140 us compressing each 7 KB message,
-        # once a tab, though the public regions are the same bytes for every tab (BENCHMARKS.md)
+        # once a tab, though the public regions are the same bytes for every tab (BENCHMARKS.md). And a
+        # socket's compressed stream would mix its seat's secrets with text other players choose (chat,
+        # names): message sizes an eavesdropper sees could then tell about the secrets, as in BREACH.
         ws_per_message_deflate=False,
         ws_ping_interval=20,
         # a page sends only its moves on its socket (app/web/moves.py): no larger than a form's body
