@@ -25,6 +25,7 @@ from starlette.websockets import WebSocket
 
 from app.web.api import room_answer
 from app.web.deps import get_live, get_locale, get_seat_token, get_service
+from app.web.limits import live_socket_code
 from app.web.pages import act, room_socket
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -34,7 +35,6 @@ ROUTES: dict[str, tuple[re.Pattern[str], Endpoint]] = {
     "POST": (re.compile(r"/r/([^/]+)/act"), act),
     "GET": (re.compile(r"/api/rooms/([^/]+)"), room_answer),
 }
-SOCKET = re.compile(r"/ws/rooms/([^/]+)")  # pages.room_socket's path
 
 
 class FastLane:
@@ -62,7 +62,7 @@ class FastLane:
         await response(scope, receive, send)
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        code = _socket_code(scope)  # not the match: this frame lives as long as the socket
+        code = live_socket_code(_route_path(scope))
         if code is None:
             await self.app(scope, receive, send)
             return
@@ -84,11 +84,6 @@ class FastLane:
             response = await handler(socket, refused)
             if response is not None:  # before the accept: the handshake is refused with it
                 await response(scope, receive, send)
-
-
-def _socket_code(scope: Scope) -> str | None:
-    found = SOCKET.fullmatch(_route_path(scope))
-    return found[1] if found is not None else None
 
 
 def _route_path(scope: Scope) -> str:

@@ -22,7 +22,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import Settings
-from app.web.limits import LIVE_SOCKET, Limits, body_refusal, counting_body, refuse
+from app.web.limits import Limits, body_refusal, counting_body, live_socket_code, refuse
 from app.web.security import adding_security_headers, cross_site_refusal
 
 
@@ -46,14 +46,7 @@ class Guards:
                 await refuse(scope, receive, send, refusal)
                 return
             await self.app(scope, counting_body(receive, self.max_body), send)
-        elif scope["type"] == "websocket" and (code := _live_socket_code(scope)) is not None:
+        elif scope["type"] == "websocket" and (code := live_socket_code(scope["path"])) is not None:
             await self.limits.live_socket(self.app, scope, receive, send, code)
         else:
             await self.app(scope, receive, send)
-
-
-def _live_socket_code(scope: Scope) -> str | None:
-    """The room's code of a live socket's path. Not kept as the match: the caller's frame lives as
-    long as the socket."""
-    found = LIVE_SOCKET.fullmatch(scope["path"])
-    return found[1] if found is not None else None

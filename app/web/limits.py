@@ -55,7 +55,16 @@ ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
     ("chat", "POST", re.compile(r"/r/[^/]+/chat|/api/rooms/[^/]+/chat")),
     ("act", "POST", re.compile(r"/r/[^/]+/chat/mute|/api/rooms/[^/]+/chat/mute")),
 ]
-LIVE_SOCKET = re.compile(r"/ws/rooms/([^/]+)")
+LIVE_SOCKET = re.compile(r"/ws/rooms/([^/]+)")  # pages.room_socket's path
+
+
+def live_socket_code(path: str) -> str | None:
+    """The room's code if ``path`` is a live socket's. Callers keep the code, not the match: their
+    frames live as long as the socket (thousands of them)."""
+    found = LIVE_SOCKET.fullmatch(path)
+    return found[1] if found is not None else None
+
+
 SOCKETS_PREFIX = "bourse:sockets:"  # + a process's origin: its open sockets, by client and by room
 SOCKET_PROCESSES = SOCKETS_PREFIX + "processes"  # the origins that may have sockets counted
 # Count the sockets a client (ARGV[3]) and a room (ARGV[4]) have open on every live process (one whose

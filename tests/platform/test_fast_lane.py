@@ -15,7 +15,8 @@ from starlette.websockets import WebSocketDisconnect
 from app.config import Settings
 from app.web import api, fast_lane, pages
 from app.web.app import create_app
-from app.web.fast_lane import ROUTES, SOCKET
+from app.web.fast_lane import ROUTES
+from app.web.limits import live_socket_code
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import declared_routes
 
@@ -79,7 +80,8 @@ def test_a_tabs_socket_is_served_by_the_lane(settings: Settings, monkeypatch: py
         (method, path): endpoint for method, path, endpoint in declared_routes(create_app(settings).routes)
     }
     assert declared[("WEBSOCKET", "/ws/rooms/{code}")] is pages.room_socket
-    assert SOCKET.fullmatch("/ws/rooms/abc/def") is None
+    assert live_socket_code("/ws/rooms/abc/def") is None
+    assert live_socket_code("/ws/rooms/abc") == "abc"
     served = []
 
     async def counted(*arguments: Any) -> None:
