@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from app.games import base
 from app.games.base import State
 from app.games.qe import ENGINE, data, rules
+from app.games.qe import view as qe_view
+from app.web.render import Table, render_regions, seat_context
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 # The same examples on every run (so in CI): derandomized, which also keeps no example database.
@@ -186,3 +188,47 @@ def test_bot_plays_only_legal_actions_to_the_end(players: int, seed: int) -> Non
         state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
     assert ENGINE.result(state) is not None
     assert rules.to_act(state) == []
+
+
+def test_views_share_each_tile_and_nothing_that_reads_a_view_changes_it() -> None:
+    """Every view shows a tile as one shared dict (a room's cached renderings keep their views' parts,
+    so a dict a tile a view cost a room ~20 KB). Shared, a tile changed through one view would change
+    in every view of every room: a whole game's views, each seat's pages drawn from them and the bots'
+    choices leave every tile as the data makes it."""
+    made_afresh = json.loads(json.dumps(qe_view._TILE_INFO))
+    players, rng = 5, random.Random(7)
+    state = ENGINE.setup(players, {}, 7)
+    table = Table(
+        code="x",
+        game="qe",
+        status="playing",
+        players=[
+            {
+                "seat": s,
+                "name": f"P{s}",
+                "is_bot": False,
+                "bot_controlled": False,
+                "is_host": s == 0,
+                "connected": True,
+                "is_you": False,
+            }
+            for s in range(players)
+        ],
+        to_act=[],
+        result=None,
+        next_code=None,
+        capacity=players,
+    )
+    steps = 0
+    while not state["finished"]:
+        if steps % 4 == 0:
+            core = {**state, "events": []}
+            for seat in [*range(players), None]:
+                render_regions(ENGINE, seat_context(ENGINE, core, seat, table, "en"), "playing", "en")
+        seat = ENGINE.to_act(state)[0]
+        state = ENGINE.apply(state, seat, ENGINE.bot_action(state, seat, rng))
+        steps += 1
+    views = [ENGINE.view(state, seat) for seat in [*range(players), None]]
+    first, second = views[0]["history"][0]["tile"], views[-1]["history"][0]["tile"]
+    assert first is second  # one dict, whoever looks
+    assert made_afresh == qe_view._TILE_INFO
