@@ -47,6 +47,7 @@ from app.web.render import (
     event_line,
     events_added,
     events_region,
+    html_text,
     oob_fragments,
     region_html,
     regions_container,
@@ -258,7 +259,7 @@ class Viewer:
 
     def page_regions(self) -> dict[str, str]:
         """Its page's regions as text, the game log's included."""
-        regions = {region: html.decode() for region, html in self.regions.items()}
+        regions = {region: html_text(html) for region, html in self.regions.items()}
         if self.has_log:
             regions[EVENTS] = self.events_html()
         return regions
@@ -357,12 +358,12 @@ def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Html], int
     regions = viewer.regions
     if not tab.sent and tab.page_version == snapshot.version:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments({"seats": regions["seats"].decode()})  # presence may have changed since
+        message = oob_fragments({"seats": html_text(regions["seats"])})  # presence may have changed since
     elif tab.sent.keys() != regions.keys():
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
         message = oob_fragments(
-            {region: html.decode() for region, html in regions.items() if tab.sent[region] != html}
+            {region: html_text(html) for region, html in regions.items() if tab.sent[region] != html}
         )
         if viewer.has_log and tab.events_seen != snapshot.events_total:
             added = snapshot.events_since(tab.events_seen)

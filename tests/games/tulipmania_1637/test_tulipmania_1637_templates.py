@@ -18,6 +18,7 @@ from app.web.render import (
     RegionCache,
     Table,
     environment,
+    html_text,
     public_regions,
     region_templates,
     render_seat_html,
@@ -68,7 +69,7 @@ def public_regions_drawn_by(state: State, seat: int | None, locale: str = "en") 
     env = environment(locale, ENGINE.info.id)
     public = public_regions(ENGINE)
     return {
-        region: RegionCache().region(env, region, template, context, locale).decode()
+        region: html_text(RegionCache().region(env, region, template, context, locale))
         for region, template in region_templates(ENGINE, table.status)
         if region in public and region != "seats"
     }
