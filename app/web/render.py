@@ -285,15 +285,23 @@ def public_regions(engine: Engine) -> frozenset[str]:
     return PLATFORM_PUBLIC | {f"g-{region}" for region in engine.info.public_regions}
 
 
-def region_templates(engine: Engine, status: str) -> list[tuple[str, str]]:
+def region_templates(engine: Engine, status: str) -> tuple[tuple[str, str], ...]:
     """(region id, template) pairs of a room page, in page order (the game log comes after them)."""
+    return _region_templates(engine.info.id, tuple(engine.info.regions), status)
+
+
+@lru_cache(maxsize=64)
+def _region_templates(
+    game_id: str, game_regions: tuple[str, ...], status: str
+) -> tuple[tuple[str, str], ...]:
+    """Made once per game and state: a room's viewers, renderings and tabs keep the ids as keys, and
+    each call made new strings of them (~2.5 KB a Q.E. room)."""
     regions = [("status", "platform/status.html"), ("seats", "platform/seats.html")]
     if status == "waiting":
         regions.append(("lobby", "platform/lobby.html"))
     else:
-        game_id = engine.info.id
-        regions += [(f"g-{region}", f"games/{game_id}/{region}.html") for region in engine.info.regions]
-    return regions
+        regions += [(f"g-{region}", f"games/{game_id}/{region}.html") for region in game_regions]
+    return tuple(regions)
 
 
 @dataclass
@@ -331,7 +339,7 @@ def seat_context(
         legal = engine.legal_actions(core, seat) if core is not None and seat is not None else []
     if table.status != "playing":
         legal = []
-    names = tuple(player["name"] for player in table.players)
+    names = _one_copy(tuple(player["name"] for player in table.players))
     me = (
         next((player for player in table.players if player["seat"] == seat), None)
         if seat is not None
@@ -345,7 +353,7 @@ def seat_context(
         "view": view if core is not None else None,
         "seat": seat,
         "legal": legal,
-        "legal_types": {template["type"] for template in legal},
+        "legal_types": _one_copy(frozenset(template["type"] for template in legal)),
         "version": form_version,
         "players": table.players,
         # Every viewer's regions read the same table; what is the viewer's own is in ``me`` (its
@@ -372,6 +380,19 @@ def seat_context(
         ),
     }
     return SeatContext(values, view, {"name": names, "names": names, "t": names}, core)
+
+
+# Small values each viewer's context makes afresh (its legal actions' types, the players' names), kept
+# once per process: a rendering that reads one keeps it as an input, in every room and version.
+_VALUES_SEEN: dict[Any, Any] = {}
+VALUES_SEEN_LIMIT = 8192  # distinct values kept; past it the table starts afresh
+
+
+def _one_copy(value: Any) -> Any:
+    """The one copy of ``value`` (hashable) this process keeps: an equal one seen before, or this."""
+    if len(_VALUES_SEEN) >= VALUES_SEEN_LIMIT:
+        _VALUES_SEEN.clear()
+    return _VALUES_SEEN.setdefault(value, value)
 
 
 def spectators_table(table: Table) -> Table:
@@ -600,7 +621,7 @@ def _input(read: tuple[str, Any], context: SeatContext) -> Any:
     return context.values.get(key, _MISSING)
 
 
-@dataclass
+@dataclass(slots=True)  # a thousand rooms keep ~25 thousand
 class _Rendered:
     reads: tuple[tuple[str, Any], ...]
     inputs: tuple[Any, ...]

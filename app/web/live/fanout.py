@@ -193,6 +193,8 @@ def seat_table(table: Table, snapshot: RoomSnapshot, seat: int | None) -> Table:
 class Viewer:
     """One viewer's page at one version: a seat (or the spectators) in one language."""
 
+    __slots__ = ("room", "snapshot", "seat", "locale", "table", "regions", "_events")
+
     def __init__(
         self,
         room: RoomLive,
