@@ -280,6 +280,9 @@ class RoomLive:
     # the same version and presence as ``viewers``
     public: dict[str, tuple[RoomSnapshot, dict[str, Html], SeatContext]] = field(default_factory=dict)
     table: tuple[RoomSnapshot, Table] | None = None  # the shared table (``room_table``) of that snapshot
+    # the players of the last shared table: a new table whose players are the same takes this list,
+    # so renderings of several versions that read them keep one list, not one a version
+    players: list[dict[str, Any]] = field(default_factory=list)
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
 
@@ -318,7 +321,11 @@ class RoomLive:
         """The table every viewer shares at this version and presence: made once, not once per viewer."""
         if self.table is None or self.table[0] is not snapshot:
             match = self.match_of(snapshot) if self.match_of is not None else None
-            self.table = (snapshot, room_table(snapshot, connected, away, match))
+            table = room_table(snapshot, connected, away, match)
+            if table.players == self.players:
+                table.players = self.players
+            self.players = table.players
+            self.table = (snapshot, table)
         return self.table[1]
 
     def public_regions(
