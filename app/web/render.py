@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import threading
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
@@ -167,44 +166,17 @@ FRAGMENTS = "__bourse_fragments__"  # the context entry holding a room's fragmen
 FragmentKey = bytes  # a digest of the language and the key's repr (one object: a pair was ~60 bytes more)
 
 
-Html = bytes
-"""A region's HTML as a room keeps it: its UTF-8, deflated (``kept_html``). A room keeps each region's
-renderings for as long as a tab shows them, and markup is mostly repeated class names: kept as
-``str`` (two bytes a character for a region with one "·" or "ƒ") a Q.E. room's renderings took 65 KB,
-as UTF-8 37 KB, deflated 13 KB, for ~3 µs a render and ~1 µs to read one back. The same HTML always
-deflates to the same bytes, so renderings are compared and shared as they are kept; they are
-inflated (``html_text``) only into what is sent."""
-
-# A bare deflate stream (negative window bits: no header or checksum to keep) with a small state: an
-# 8 KB window and memory level 6 (~64 KB of state) lose ~1% of the ratio on regions against zlib's
-# defaults, whose ~270 KB of state each call allocated and zeroed in ~50 µs, most of a region's time.
-_WINDOW_BITS = -13
-_MEMORY_LEVEL = 6
-
-
-def kept_html(text: str) -> Html:
-    """``text`` as a room keeps it (``Html``): level 1, as fast as deflate goes, and within a tenth
-    of the best level's size on regions."""
-    deflate = zlib.compressobj(1, zlib.DEFLATED, _WINDOW_BITS, _MEMORY_LEVEL)
-    return deflate.compress(text.encode()) + deflate.flush()
-
-
-def html_text(html: Html) -> str:
-    """A kept region's HTML as text."""
-    return zlib.decompress(html, _WINDOW_BITS).decode()
-
-
 class RoomFragments:
     """A room's ``{% cache %}`` fragments, and which of them the rendering under way used.
 
     Kept with the room's ``RegionCache``: a fragment stays while a rendering that used it stays, so
     a region drawn again after a move finds the parts that did not change (one room's board is no
     other room's, so they are not kept per environment, where a thousand rooms would push each
-    other's out). Each is a copy of part of a kept rendering, so it is kept small: deflated like a
-    region (``kept_html``: a Tulip Bubble room's board figures 23 -> 4 KB, for ~1 µs each time one is
-    used again) under a 128-bit digest of its key (a key's repr can be as long as the fragment)."""
+    other's out). Each is a copy of part of a kept rendering, so it is kept small: as UTF-8 (a
+    region's "ƒ" or "●" makes Python keep the whole string at two bytes a character) under a
+    128-bit digest of its key (a key's repr can be as long as the fragment)."""
 
-    def __init__(self, store: dict[FragmentKey, Html], used: set[FragmentKey]) -> None:
+    def __init__(self, store: dict[FragmentKey, bytes], used: set[FragmentKey]) -> None:
         self.store = store
         self.used = used
 
@@ -213,9 +185,9 @@ class RoomFragments:
         self.used.add(digest)
         kept = self.store.get(digest)
         if kept is not None:
-            return Markup(html_text(kept))
+            return Markup(kept.decode())
         fragment = Markup(caller())
-        self.store[digest] = kept_html(fragment)
+        self.store[digest] = fragment.encode()
         return fragment
 
 
@@ -626,6 +598,13 @@ def _input(read: tuple[str, Any], context: SeatContext) -> Any:
     return context.values.get(key, _MISSING)
 
 
+Html = bytes
+"""A region's HTML as a room keeps it: UTF-8. Kept as ``str``, nearly every region (its "·", "★" or
+"ƒ") would take two bytes a character; as UTF-8 the markup, most of it, takes one (a Q.E. room's
+renderings 65 -> 37 KB). Compared and shared as they are; decoded only into what is sent. (Kept
+deflated they took a third of that, but a busy server then did a fifth fewer moves: BENCHMARKS.md.)"""
+
+
 @dataclass(slots=True)  # a thousand rooms keep ~25 thousand
 class _Rendered:
     reads: tuple[tuple[str, Any], ...]
@@ -680,7 +659,7 @@ class RegionCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], list[_Rendered]] = {}
-        self._fragments: dict[FragmentKey, Html] = {}  # the room's ``{% cache %}`` fragments
+        self._fragments: dict[FragmentKey, bytes] = {}  # the room's ``{% cache %}`` fragments
         self._guard = threading.Lock()
         self._generation = 0
         self.renders = 0  # for tests and benchmarks
@@ -727,7 +706,7 @@ class RegionCache:
             READS: reads,
             FRAGMENTS: fragments,
         }
-        html = kept_html(env.get_template(template).render(values))
+        html = env.get_template(template).render(values).encode()
         recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
         with self._guard:
             entry = _Rendered(
@@ -763,8 +742,7 @@ def render_regions(
 ) -> dict[str, str]:
     """``region_html`` as text (a page, a replay)."""
     return {
-        region: html_text(html)
-        for region, html in region_html(engine, context, status, locale, cache).items()
+        region: html.decode() for region, html in region_html(engine, context, status, locale, cache).items()
     }
 
 

@@ -18,7 +18,6 @@ from app.web.render import (
     RegionCache,
     Table,
     environment,
-    html_text,
     public_regions,
     render_regions,
     seat_context,
@@ -107,9 +106,7 @@ def test_a_region_depends_on_the_fields_of_the_table_it_reads_not_on_the_whole_t
     qe = ENGINES["qe"]
 
     def draw(template: str, table: Table) -> str:
-        return html_text(
-            cache.region(env, template, template, seat_context(qe, None, None, table, "en"), "en")
-        )
+        return cache.region(env, template, template, seat_context(qe, None, None, table, "en"), "en").decode()
 
     first = _table("qe", 3, None, [0])
     assert [draw(name, first) for name in ("code.html", "turn.html", "result.html")] == [

@@ -47,7 +47,6 @@ from app.web.render import (
     event_line,
     events_added,
     events_region,
-    html_text,
     oob_fragments,
     region_html,
     regions_container,
@@ -261,7 +260,7 @@ class Viewer:
 
     def page_regions(self) -> dict[str, str]:
         """Its page's regions as text, the game log's included."""
-        regions = {region: html_text(html) for region, html in self.regions.items()}
+        regions = {region: html.decode() for region, html in self.regions.items()}
         if self.has_log:
             regions[EVENTS] = self.events_html()
         return regions
@@ -348,21 +347,13 @@ class RoomLive:
 def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
     """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
     messages: dict[tuple[Any, ...], tuple[str, Mapping[str, Html], int]] = {}
-    texts: dict[int, str] = {}  # id(kept HTML) -> its text: inflated once, whichever messages it goes in
-
-    def text(html: Html) -> str:
-        found = texts.get(id(html))
-        if found is None:
-            found = texts[id(html)] = html_text(html)
-        return found
-
     out = []
     for tab in tabs:
         viewer = viewers[tab]
         version = viewer.snapshot.version
         key = (id(viewer), id(tab.sent), tab.version, tab.events_seen, tab.page_version == version)
         if key not in messages:
-            messages[key] = _message_for(tab, viewer, text)
+            messages[key] = _message_for(tab, viewer)
         message, sent, events_seen = messages[key]
         tab.sent, tab.version, tab.events_seen = sent, version, events_seen
         if message:
@@ -370,19 +361,17 @@ def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[
     return out
 
 
-def _message_for(
-    tab: Tab, viewer: Viewer, text: Callable[[Html], str]
-) -> tuple[str, Mapping[str, Html], int]:
+def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Html], int]:
     snapshot = viewer.snapshot
     regions = viewer.regions
     if not tab.sent and tab.page_version == snapshot.version:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments({"seats": text(regions["seats"])})  # presence may have changed since
+        message = oob_fragments({"seats": regions["seats"].decode()})  # presence may have changed since
     elif tab.sent.keys() != regions.keys():
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
         message = oob_fragments(
-            {region: text(html) for region, html in regions.items() if tab.sent[region] != html}
+            {region: html.decode() for region, html in regions.items() if tab.sent[region] != html}
         )
         if viewer.has_log and tab.events_seen != snapshot.events_total:
             added = snapshot.events_since(tab.events_seen)

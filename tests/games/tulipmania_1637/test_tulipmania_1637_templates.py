@@ -18,7 +18,6 @@ from app.web.render import (
     RegionCache,
     Table,
     environment,
-    html_text,
     public_regions,
     region_templates,
     render_seat_html,
@@ -69,7 +68,7 @@ def public_regions_drawn_by(state: State, seat: int | None, locale: str = "en") 
     env = environment(locale, ENGINE.info.id)
     public = public_regions(ENGINE)
     return {
-        region: html_text(RegionCache().region(env, region, template, context, locale))
+        region: RegionCache().region(env, region, template, context, locale).decode()
         for region, template in region_templates(ENGINE, table.status)
         if region in public and region != "seats"
     }
