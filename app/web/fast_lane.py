@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -69,13 +69,15 @@ class FastLane:
         scope["path_params"] = {"code": code}
         socket = WebSocket(scope, receive, send)
         try:
+            # The locale and token are read through connections of their own: the socket keeps what
+            # its properties parse (headers, cookies, query) for as long as its tab is open.
             await room_socket(
                 socket,
                 code,
                 get_service(socket),
                 get_live(socket),
-                get_locale(socket),
-                get_seat_token(socket, code),
+                get_locale(HTTPConnection(scope)),
+                get_seat_token(HTTPConnection(scope), code),
             )
         except Exception as refused:
             handler = _handler_for(scope["app"].exception_handlers, refused)
