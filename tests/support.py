@@ -16,6 +16,8 @@ import httpx
 from fastapi.routing import APIWebSocketRoute, _IncludedRouter
 from starlette.routing import BaseRoute, WebSocketRoute
 
+from app.web.render import Table
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -82,3 +84,29 @@ def declared_routes(routes: list[BaseRoute], prefix: str = "") -> Iterator[tuple
             yield "WEBSOCKET", prefix + route.path, route.endpoint
         for method in sorted(getattr(route, "methods", None) or ()):
             yield method, prefix + route.path, route.endpoint  # type: ignore[attr-defined]
+
+
+def people_table(game: str, players: int, seat: int | None = None, to_act: list[int] | None = None) -> Table:
+    """A playing room's table of ``players`` people, P0 to P{n-1}, all connected, P0 the host, as
+    ``seat`` has it (its entry marked "you"): for tests that draw regions without a room."""
+    return Table(
+        code="x",
+        game=game,
+        status="playing",
+        players=[
+            {
+                "seat": number,
+                "name": f"P{number}",
+                "is_bot": False,
+                "bot_controlled": False,
+                "is_host": number == 0,
+                "connected": True,
+                "is_you": number == seat,
+            }
+            for number in range(players)
+        ],
+        to_act=to_act or [],
+        result=None,
+        next_code=None,
+        capacity=players,
+    )

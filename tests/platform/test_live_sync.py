@@ -33,6 +33,7 @@ from app.web.render import (
     seat_context,
 )
 from tests.platform.test_api import auth
+from tests.support import people_table
 
 
 class _TopLevel(HTMLParser):
@@ -256,27 +257,7 @@ def test_a_cached_region_is_the_region_rendered_afresh(game: str) -> None:
             break
         core = {**state, "events": []}
         for seat in [*range(players), None]:
-            table = Table(
-                code="x",
-                game=game,
-                status="playing",
-                players=[
-                    {
-                        "seat": number,
-                        "name": f"P{number}",
-                        "is_bot": False,
-                        "bot_controlled": False,
-                        "is_host": number == 0,
-                        "connected": True,
-                        "is_you": number == seat,
-                    }
-                    for number in range(players)
-                ],
-                to_act=engine.to_act(core),
-                result=None,
-                next_code=None,
-                capacity=players,
-            )
+            table = people_table(game, players, seat, engine.to_act(core))
             context = seat_context(engine, core, seat, table, "en", form_version=step // 3)
             fresh = render_regions(engine, context, "playing", "en")
             assert render_regions(engine, context, "playing", "en", cache) == fresh, (step, seat)
@@ -304,25 +285,7 @@ def test_public_regions_are_the_same_bytes_for_everyone_and_rendered_once(game: 
             before = {region: cache.renders_of[region] for region in public}
             pages = {}
             for seat in [None, *range(players)]:
-                table = Table(
-                    "x",
-                    game,
-                    "playing",
-                    [
-                        {
-                            "seat": n,
-                            "name": f"P{n}",
-                            "is_host": n == 0,
-                            "connected": True,
-                            "is_you": n == seat,
-                        }
-                        for n in range(players)
-                    ],
-                    engine.to_act(core),
-                    None,
-                    None,
-                    players,
-                )
+                table = people_table(game, players, seat, engine.to_act(core))
                 context = seat_context(engine, core, seat, table, locale, form_version=step)
                 pages[seat] = render_regions(engine, context, "playing", locale, cache)
             for region in public:

@@ -22,6 +22,7 @@ from app.web.render import (
     render_regions,
     seat_context,
 )
+from tests.support import people_table
 
 # Renders per move through a whole game (5 seats and the spectators), measured with a margin: they
 # were 11.7 (Q.E.), 11.4 (Basari), 12.8 (Tulip Bubble) and 19.2 (Tulipmania) before the status was
@@ -29,14 +30,6 @@ from app.web.render import (
 # 9.06, 8.26, 7.64 and 10.67 before the table was read field by field (8.55, 8.21, 7.16, 10.26), and
 # those before a seat with nothing to decide shared the spectators' status (7.72, 7.64, 6.17, 9.81).
 RENDERS_PER_MOVE = {"qe": 8.1, "basari": 8.0, "tulip-bubble": 6.5, "tulipmania-1637": 10.2}
-
-
-def _table(game: str, players: int, seat: int | None, to_act: list[int]) -> Table:
-    seats = [
-        {"seat": n, "name": f"P{n}", "is_host": n == 0, "connected": True, "is_you": n == seat}
-        for n in range(players)
-    ]
-    return Table("x", game, "playing", seats, to_act, None, None, players)
 
 
 def _whole_game(game: str) -> tuple[int, Counter[str], list[str], int]:
@@ -61,7 +54,7 @@ def _whole_game(game: str) -> tuple[int, Counter[str], list[str], int]:
             actions = engine.legal_actions(core, seat) if seat is not None else []
             if legal.get(seat) != actions:
                 legal[seat], legal_versions[seat] = actions, moves
-            table = _table(game, players, seat, engine.to_act(core))
+            table = people_table(game, players, seat, engine.to_act(core))
             context = seat_context(engine, core, seat, table, "en", actions, legal_versions[seat])
             status = render_regions(engine, context, "playing", "en", cache)["status"]
             statuses.add(status)
@@ -108,24 +101,24 @@ def test_a_region_depends_on_the_fields_of_the_table_it_reads_not_on_the_whole_t
     def draw(template: str, table: Table) -> str:
         return cache.region(env, template, template, seat_context(qe, None, None, table, "en"), "en").decode()
 
-    first = _table("qe", 3, None, [0])
+    first = people_table("qe", 3, None, [0])
     assert [draw(name, first) for name in ("code.html", "turn.html", "result.html")] == [
         "x playing P1",
         "[0]",
         "",
     ]
     assert cache.renders == 3
-    moved = _table("qe", 3, None, [1])  # whose turn it is: only what reads it is drawn again
+    moved = people_table("qe", 3, None, [1])  # whose turn it is: only what reads it is drawn again
     assert (draw("code.html", moved), draw("turn.html", moved), draw("result.html", moved)) == (
         "x playing P1",
         "[1]",
         "",
     )
     assert cache.renders == 4
-    renamed = _table("qe", 3, None, [1])
+    renamed = people_table("qe", 3, None, [1])
     renamed.players[1]["name"] = "Ada"  # ``name_of`` reads the players
     assert draw("code.html", renamed) == "x playing Ada" and cache.renders == 5
-    over = _table("qe", 3, None, [])
+    over = people_table("qe", 3, None, [])
     over.result = {"winners": [2], "scores": [1, 2, 3]}
     assert draw("result.html", over) == "[2]" and cache.renders == 6
     over.result = {"winners": [2], "scores": [3, 2, 1]}  # a field read path by path: not the scores

@@ -16,7 +16,8 @@ from app.games import base
 from app.games.base import State
 from app.games.qe import ENGINE, data, rules
 from app.games.qe import view as qe_view
-from app.web.render import Table, render_regions, seat_context
+from app.web.render import render_regions, seat_context
+from tests.support import people_table
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 # The same examples on every run (so in CI): derandomized, which also keeps no example database.
@@ -198,27 +199,7 @@ def test_views_share_each_tile_and_nothing_that_reads_a_view_changes_it() -> Non
     made_afresh = json.loads(json.dumps(qe_view._TILE_INFO))
     players, rng = 5, random.Random(7)
     state = ENGINE.setup(players, {}, 7)
-    table = Table(
-        code="x",
-        game="qe",
-        status="playing",
-        players=[
-            {
-                "seat": s,
-                "name": f"P{s}",
-                "is_bot": False,
-                "bot_controlled": False,
-                "is_host": s == 0,
-                "connected": True,
-                "is_you": False,
-            }
-            for s in range(players)
-        ],
-        to_act=[],
-        result=None,
-        next_code=None,
-        capacity=players,
-    )
+    table = people_table("qe", players)
     steps = 0
     while not state["finished"]:
         if steps % 4 == 0:
