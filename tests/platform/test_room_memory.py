@@ -1,0 +1,52 @@
+"""What a room keeps for its live tabs, it keeps once: values every viewer and every version make
+afresh are shared, so a thousand open rooms do not hold a copy of each per viewer (BENCHMARKS.md,
+issue 18's memory figures)."""
+
+from __future__ import annotations
+
+import random
+
+from app.games.base import random_bot_action
+from app.games.registry import ENGINES
+from app.rooms import RoomService
+from app.web.live import RoomLive
+from app.web.render import region_templates, seat_context
+from tests.support import people_table
+
+
+def test_a_pages_regions_and_a_contexts_small_values_are_made_once() -> None:
+    qe = ENGINES["qe"]
+    assert region_templates(qe, "playing") is region_templates(qe, "playing")  # its ids key every map
+    assert [region for region, _ in region_templates(qe, "waiting")] == ["status", "seats", "lobby"]
+    state = qe.setup(3, {}, 4)
+    core = {**state, "events": []}
+    seat = qe.to_act(state)[0]
+    # two rooms' tables with the same players, drawn for the seat to act: the same values, one copy
+    first = seat_context(qe, core, seat, people_table("qe", 3, seat), "en").values
+    second = seat_context(qe, dict(core), seat, people_table("qe", 3, seat), "en").values
+    assert first["legal_types"] and first["legal_types"] is second["legal_types"]
+    assert first["seat_names"] == ("P0", "P1", "P2") and first["seat_names"] is second["seat_names"]
+    other = seat_context(qe, core, None, people_table("qe", 3), "en").values
+    assert other["legal_types"] == frozenset()  # a spectator's: nothing to decide
+
+
+def test_a_shared_table_keeps_its_players_list_while_they_do_not_change(service: RoomService) -> None:
+    code, _, _ = service.seats.create_room("qe", 3, {}, "Ann")  # seat 0, the host
+    for name in ("Bob", "Cy"):
+        service.seats.join(code, name)
+    service.seats.start(code, 0)
+    room = RoomLive()
+    host_here = frozenset({0})
+    before = service.load(code)
+    first = room.shared_table(before, host_here, frozenset())
+    seat = before.to_act()[0]
+    assert before.core is not None
+    move = random_bot_action(before.engine, before.core, seat, random.Random(1))
+    service.turns.act(code, seat, before.version, move)
+    after = service.load(code)
+    second = room.shared_table(after, host_here, frozenset())
+    assert after.version > before.version and second is not first
+    assert second.players is first.players  # the same players: one list for both versions' renderings
+    room.table = None  # the same version drawn again once the host's tab has closed
+    gone = room.shared_table(after, frozenset(), frozenset())
+    assert gone.players is not second.players and gone.players[0]["connected"] is False
