@@ -3,9 +3,9 @@ viewer's page (each seat and the spectators, in one language), as ``Fanout`` doe
 
 Run: ``.venv/bin/python -m benchmarks.bench_publish [--games qe,basari] [--rounds 3] [--seed S]``, or
 with ``--memory`` for the live state a room holds (tracemalloc). It prints figures; it asserts nothing. Bots play whole games at each game's largest player count through
-``RoomService`` on a temporary SQLite file; after every move the room's viewers are made from the
-committed snapshot with one ``RoomLive`` (its region cache, public regions and viewers), exactly
-what a publish renders, without sockets. Time is CPU time of this process (``time.process_time``),
+``RoomService`` on a temporary SQLite file; after every move a tab of each seat and one of the
+spectators are brought up to date from the committed snapshot with one ``RoomLive`` (its region
+cache, public regions and viewers), exactly what a publish renders and sends, without sockets. Time is CPU time of this process (``time.process_time``),
 so other load on the machine matters less than for wall time.
 
 On a shared machine even CPU time varies by a third from run to run. For a change's effect, count
@@ -24,7 +24,9 @@ import time
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
+from fastapi import WebSocket
 from sqlmodel import select
 
 from app.db import Database
@@ -33,14 +35,16 @@ from app.migrate import upgrade_to_head
 from app.models import Room
 from app.rooms import RoomService
 from app.web.live import RoomLive
+from app.web.live.fanout import Tab, bring_up_to_date
 
 
 def bench_game(
     service: RoomService, game_id: str, seed: int | None = None, publish: bool = True, limit: int = 0
 ) -> tuple[int, float, RoomLive]:
-    """(moves, CPU seconds spent making every viewer's page after each move, the room's live state:
-    its cache counts renders per region); ``seed``: the room's (else a random one); without
-    ``publish`` no page is made; ``limit``: moves at most (0: the whole game)."""
+    """(moves, CPU seconds spent bringing a tab of each seat and one of the spectators up to date
+    after each move, the room's live state: its cache counts renders per region); ``seed``: the
+    room's (else a random one); without ``publish`` no page is made; ``limit``: moves at most (0:
+    the whole game)."""
     players = ENGINES[game_id].info.max_players
     code, _, _ = service.seats.create_room(game_id, players, {}, None)
     if seed is not None:
@@ -51,6 +55,8 @@ def bench_game(
     service.seats.start(code, None)
     room = RoomLive()
     everyone = frozenset(range(players))
+    # tabs without sockets: what each would be sent is made (and thrown away) as a publish makes it
+    tabs = [Tab(socket=cast(WebSocket, None), seat=seat, locale="en") for seat in [None, *range(players)]]
     moves, spent = 0, 0.0
     while (not limit or moves < limit) and service.turns.bot_step(code):
         snapshot = service.load(code)
@@ -58,8 +64,9 @@ def bench_game(
         if not publish:
             continue
         started = time.process_time()
-        viewers = [room.viewer(snapshot, seat, "en", everyone) for seat in [None, *range(players)]]
-        room.cache.sweep(html for viewer in viewers for html in viewer.regions.values())  # as Fanout does
+        viewers = {tab: room.viewer(snapshot, tab.seat, "en", everyone) for tab in tabs}
+        bring_up_to_date(tabs, viewers)  # as Fanout's publish does
+        room.settle(viewers.values())
         spent += time.process_time() - started
     return moves, spent, room
 

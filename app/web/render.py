@@ -601,15 +601,32 @@ def _input(read: tuple[str, Any], context: SeatContext) -> Any:
 Html = bytes
 """A region's HTML as a room keeps it: UTF-8. Kept as ``str``, nearly every region (its "·", "★" or
 "ƒ") would take two bytes a character; as UTF-8 the markup, most of it, takes one (a Q.E. room's
-renderings 65 -> 37 KB). Compared and shared as they are; decoded only into what is sent. (Kept
-deflated they took a third of that, but a busy server then did a fifth fewer moves: BENCHMARKS.md.)"""
+renderings 65 -> 37 KB). Shared as they are, compared by digest (``Rendering``); decoded only into
+what is sent. (Kept deflated they took a third of that, but a busy server then did a fifth fewer
+moves: BENCHMARKS.md.)"""
+
+
+Digest = bytes
+"""16 bytes standing for a rendering's HTML (blake2b): what a tab is known to have been sent."""
+
+
+def digest_of(html: Html) -> Digest:
+    return blake2b(html, digest_size=16).digest()
 
 
 @dataclass(slots=True)  # a thousand rooms keep ~25 thousand
-class _Rendered:
+class Rendering:
+    """One drawing of a region: what its template read, the values it read, and its HTML.
+
+    The HTML of a seat's own (private) rendering is let go once its tab was sent it
+    (``RegionCache.sweep``): the tab keeps the rendering, whose ``digest`` says what it has, and
+    the HTML is drawn again only if a tab that lacks it needs it (a reconnect, another tab of the
+    seat, a seat whose region came to look like another seat's)."""
+
     reads: tuple[tuple[str, Any], ...]
     inputs: tuple[Any, ...]
-    html: Html
+    html: Html | None
+    digest: Digest
     used: int  # the sweep generation it was last used in
     # the room's fragments it was drawn with (kept with it); a tuple: most have none, and an empty
     # frozenset is ~200 bytes of its own where the empty tuple is one shared object
@@ -658,22 +675,28 @@ class RegionCache:
     KEEP = 12
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[str, str], list[_Rendered]] = {}
+        self._entries: dict[tuple[str, str], list[Rendering]] = {}
         self._fragments: dict[FragmentKey, bytes] = {}  # the room's ``{% cache %}`` fragments
         self._guard = threading.Lock()
         self._generation = 0
         self.renders = 0  # for tests and benchmarks
         self.renders_of: Counter[str] = Counter()  # the same, per region
+        self.redraws = 0  # renders of a rendering whose HTML had been let go (counted in ``renders`` too)
 
-    def sweep(self, showing: Iterable[Html]) -> None:
-        """Forget the renderings neither used since the last sweep nor in ``showing`` (the regions
-        the room's tabs show now; call after bringing every tab up to date)."""
-        shown = {id(html) for html in showing}
+    def sweep(self, showing: Iterable[Rendering], keeping_html: Iterable[Rendering] = ()) -> None:
+        """Forget the renderings neither used since the last sweep nor in ``showing`` (what the
+        room's tabs show now; call after bringing every tab up to date), and the HTML of those of
+        them not in ``keeping_html`` (the tabs were sent it: they keep its digest)."""
+        shown = {id(rendering) for rendering in showing}
+        kept_html = {id(rendering) for rendering in keeping_html}
         with self._guard:
             for key, entries in list(self._entries.items()):
-                entries[:] = [e for e in entries if e.used == self._generation or id(e.html) in shown]
+                entries[:] = [e for e in entries if e.used == self._generation or id(e) in shown]
                 if not entries:
                     del self._entries[key]
+                for entry in entries:
+                    if id(entry) not in kept_html:
+                        entry.html = None
             kept = {
                 fragment for entries in self._entries.values() for e in entries for fragment in e.fragments
             }
@@ -682,6 +705,14 @@ class RegionCache:
             self._generation += 1
 
     def region(self, env: Environment, region: str, template: str, context: SeatContext, locale: str) -> Html:
+        """The region's HTML for ``context`` (drawn unless a kept rendering has it)."""
+        return self.html(env, template, context, self.rendering(env, region, template, context, locale))
+
+    def rendering(
+        self, env: Environment, region: str, template: str, context: SeatContext, locale: str
+    ) -> Rendering:
+        """The region's rendering for ``context``: a kept one whose inputs are this context's values
+        (its HTML may have been let go: ``html``), or a new one."""
         key = (locale, region)
         with self._guard:
             entries = self._entries.setdefault(key, [])
@@ -693,7 +724,40 @@ class RegionCache:
                     if index:
                         entries.insert(0, entries.pop(index))
                     entry.used = self._generation
-                    return entry.html
+                    return entry
+        html, reads, fragments = self._draw(env, template, context)
+        recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
+        with self._guard:
+            entry = Rendering(
+                recorded,
+                tuple(_input(read, context) for read in recorded),
+                html,
+                digest_of(html),
+                self._generation,
+                tuple(fragments),
+            )
+            self.renders += 1
+            self.renders_of[region] += 1
+            entries = self._entries.setdefault(key, [])
+            entries.insert(0, entry)
+            del entries[self.KEEP :]
+        return entry
+
+    def html(self, env: Environment, template: str, context: SeatContext, rendering: Rendering) -> Html:
+        """``rendering``'s HTML, drawn again from ``context`` (whose values are its inputs) if it was
+        let go. The same bytes: a region is a pure function of what it reads."""
+        html = rendering.html
+        if html is None:
+            html = rendering.html = self._draw(env, template, context)[0]
+            with self._guard:
+                self.renders += 1
+                self.redraws += 1
+        return html
+
+    def _draw(
+        self, env: Environment, template: str, context: SeatContext
+    ) -> tuple[Html, set[tuple[str, Any]], set[FragmentKey]]:
+        """The template drawn from ``context``: its HTML, what it read, the fragments it used."""
         reads: set[tuple[str, Any]] = set()
         fragments = RoomFragments(self._fragments, set())
         me = context.values.get("me")
@@ -706,32 +770,17 @@ class RegionCache:
             READS: reads,
             FRAGMENTS: fragments,
         }
-        html = env.get_template(template).render(values).encode()
-        recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
-        with self._guard:
-            entry = _Rendered(
-                recorded,
-                tuple(_input(read, context) for read in recorded),
-                html,
-                self._generation,
-                tuple(fragments.used),
-            )
-            self.renders += 1
-            self.renders_of[region] += 1
-            entries = self._entries.setdefault(key, [])
-            entries.insert(0, entry)
-            del entries[self.KEEP :]
-        return html
+        return env.get_template(template).render(values).encode(), reads, fragments.used
 
 
-def render_public_regions(
+def public_renderings(
     engine: Engine, spectators: SeatContext, status: str, locale: str, cache: RegionCache
-) -> dict[str, Html]:
+) -> dict[str, Rendering]:
     """The public regions of a room page, from the spectators' context: what every tab shares."""
     env = environment(locale, engine.info.id)
     shared = public_regions(engine)
     return {
-        region: cache.region(env, region, template, spectators, locale)
+        region: cache.rendering(env, region, template, spectators, locale)
         for region, template in region_templates(engine, status)
         if region in shared
     }
@@ -747,31 +796,41 @@ def render_regions(
 
 
 def region_html(
-    engine: Engine,
-    context: SeatContext,
-    status: str,
-    locale: str,
-    cache: RegionCache | None = None,
-    public: Mapping[str, Html] | None = None,
+    engine: Engine, context: SeatContext, status: str, locale: str, cache: RegionCache | None = None
 ) -> dict[str, Html]:
-    """Every region of a viewer's page but the game log, rendered or taken from ``cache``.
-
-    Public regions come from ``public`` (the spectators' regions of the same version and language,
-    rendered once for every tab) or, without it, are drawn here from the spectators' context."""
+    """Every region of a viewer's page but the game log, rendered or taken from ``cache``; the public
+    ones drawn from the spectators' context."""
     env = environment(locale, engine.info.id)
     cache = cache or RegionCache()
     shared = public_regions(engine)
     spectators: SeatContext | None = None
     regions = {}
     for region, template in region_templates(engine, status):
-        if region not in shared:
-            regions[region] = cache.region(env, region, template, context, locale)
-        elif public is not None:
-            regions[region] = public[region]
-        else:
-            spectators = spectators or spectators_context(engine, context, locale)
-            regions[region] = cache.region(env, region, template, spectators, locale)
+        drawn_from = context
+        if region in shared:
+            drawn_from = spectators = spectators or spectators_context(engine, context, locale)
+        regions[region] = cache.region(env, region, template, drawn_from, locale)
     return regions
+
+
+def region_renderings(
+    engine: Engine,
+    context: SeatContext,
+    status: str,
+    locale: str,
+    cache: RegionCache,
+    public: Mapping[str, Rendering],
+) -> dict[str, Rendering]:
+    """Every region of a viewer's page but the game log, as renderings (``RegionCache.rendering``):
+    its public regions are ``public`` (the spectators' of the same version and language, rendered
+    once for every tab)."""
+    env = environment(locale, engine.info.id)
+    return {
+        region: public[region]
+        if region in public
+        else cache.rendering(env, region, template, context, locale)
+        for region, template in region_templates(engine, status)
+    }
 
 
 # --------------------------------------------------------------------------- the game log

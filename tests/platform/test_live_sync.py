@@ -10,9 +10,11 @@ import asyncio
 import contextlib
 import random
 from html.parser import HTMLParser
+from typing import cast
 
 import anyio
 import pytest
+from fastapi import WebSocket
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
@@ -20,8 +22,10 @@ from app.config import Settings
 from app.games.base import random_bot_action
 from app.games.registry import ENGINES
 from app.i18n import LOCALES
+from app.rooms import RoomService
 from app.web.app import create_app
-from app.web.live import LiveRooms, RoomLive, Viewer
+from app.web.live import LiveRooms, RoomLive, Tab, Viewer
+from app.web.live.fanout import bring_up_to_date
 from app.web.render import (
     FragmentCache,
     RegionCache,
@@ -161,6 +165,51 @@ def test_tabs_that_follow_every_push_show_the_fresh_page(settings: Settings, gam
         for seat, page in pages.items():
             assert page.version == snapshot.version
             assert page.regions == fresh_page(live, code, seat, frozenset({0})), seat
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
+    service: RoomService, game: str
+) -> None:
+    """A tab for every seat and one for the spectators follow a whole game of bots, brought up to
+    date as a publish does it. Once a publish is sent, a seat's own regions keep no HTML, only what
+    says which HTML it was (``RoomLive.settle``); the public regions and the spectators' keep theirs.
+    What a tab lacks is drawn again: mid-game a seat's second tab opens and is sent its whole page,
+    and every tab ends on the page a fresh load shows."""
+    players = ENGINES[game].info.max_players
+    code, _, _ = service.seats.create_room(game, players, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    room = RoomLive()
+    everyone = frozenset(range(players))
+    tabs = [Tab(socket=cast(WebSocket, None), seat=seat, locale="en") for seat in [None, *range(players)]]
+    pages = {tab: TabPage() for tab in tabs}
+    for step in range(1000):
+        snapshot = service.load(code)
+        viewers = {tab: room.viewer(snapshot, tab.seat, "en", everyone) for tab in tabs}
+        for tab, message in bring_up_to_date(tabs, viewers):
+            pages[tab].apply(message)
+        room.settle(viewers.values())
+        public = public_regions(snapshot.engine)
+        spectators = {id(rendering) for rendering in viewers[tabs[0]].regions.values()}
+        for viewer in viewers.values():
+            for region, rendering in viewer.regions.items():
+                kept = region in public or id(rendering) in spectators
+                assert (rendering.html is not None) == kept, (step, viewer.seat, region)
+        if step == 10:  # a second tab of the first seat: the regions its first was sent are drawn again
+            second = Tab(socket=cast(WebSocket, None), seat=0, locale="en")
+            redraws = room.cache.redraws
+            [(_, whole)] = bring_up_to_date([second], {second: viewers[tabs[1]]})
+            assert room.cache.redraws > redraws
+            page = TabPage()
+            page.apply(whole)
+            assert page.regions == pages[tabs[1]].regions
+        if not service.turns.bot_step(code):
+            break
+    assert snapshot.status == "finished"
+    for tab, page in pages.items():
+        assert page.version == snapshot.version
+        assert page.regions == Viewer(RoomLive(), snapshot, tab.seat, "en", everyone).page_regions()
 
 
 def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings) -> None:
@@ -303,7 +352,8 @@ def test_cached_fragments_are_what_the_block_draws_afresh(game: str) -> None:
     """A ``{% cache %}`` key names everything its block reads: a room's warm fragments (kept across
     moves and sweeps, as a room's publishes keep them) and a warm environment draw what empty ones
     do, for every seat through a whole game in two languages, and again with a player renamed (at
-    every fifth move: the same table under other names)."""
+    every fifth move: the same table under other names). Every sweep lets go of the renderings'
+    HTML, as a publish does for a seat's own once sent, so the warm side draws again what it kept."""
     engine = ENGINES[game]
     players = engine.info.max_players
     state = engine.setup(players, {}, 5)
@@ -320,14 +370,12 @@ def test_cached_fragments_are_what_the_block_draws_afresh(game: str) -> None:
                 players_list = [{"seat": number, "name": names[number]} for number in range(players)]
                 table = Table("x", game, "playing", players_list, engine.to_act(core), None, None, players)
                 fragments = environment(locale, game).extensions[FragmentCache.identifier]
-                shown: list[bytes] = []
                 for seat in [*range(players), None]:
                     context = seat_context(engine, core, seat, table, locale, form_version=step)
                     warm = region_html(engine, context, "playing", locale, room)
                     fragments.fragments.clear()  # type: ignore[attr-defined]
                     fresh = region_html(engine, context, "playing", locale)
                     assert fresh == warm, (step, locale, seat, names)
-                    shown += warm.values()
-                room.sweep(shown)
+                room.sweep(showing=())  # keeps what this move used, none of its HTML
         seat = engine.to_act(state)[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng))

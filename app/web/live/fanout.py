@@ -6,7 +6,10 @@
   and presence, and of its regions only those whose inputs changed (``RegionCache``); tabs that
   were sent the same thing get the same bytes (``bring_up_to_date``);
 * a tab is sent only the regions whose HTML differs from what it was sent, the game log's new lines,
-  and a version stamp; a tab that opens gets its page's regions.
+  and a version stamp; a tab that opens gets its page's regions;
+* once every tab is sent its message, a seat's own regions let go of their HTML (``RoomLive.settle``):
+  a tab keeps the renderings it was sent, whose digests say what it has, and what a tab lacks is
+  drawn again (``Viewer.html``). The public regions and the spectators' keep theirs.
 
 Its invariants (what a change to publishing must keep):
 
@@ -27,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -42,22 +45,29 @@ from app.web.render import (
     PUBLIC_FORM_VERSION,
     Html,
     RegionCache,
+    Rendering,
     SeatContext,
     Table,
+    environment,
     event_line,
     events_added,
     events_region,
     oob_fragments,
-    region_html,
+    public_regions,
+    public_renderings,
+    region_renderings,
+    region_templates,
     regions_container,
-    render_public_regions,
     seat_context,
+    spectators_context,
     timed_out_move,
     version_marker,
 )
 
 OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
-NOTHING_SENT: Mapping[str, Html] = MappingProxyType({})  # shared, so fresh tabs share their first message
+NOTHING_SENT: Mapping[str, Rendering] = MappingProxyType(
+    {}
+)  # shared, so fresh tabs share their first message
 
 
 class Outbox:
@@ -103,7 +113,8 @@ class Tab:
     locale: str
     page_version: int | None = None  # the room version the tab's page was rendered at
     viewer: str = ""  # a spectator's chat author key (from its viewer cookie): names it if it wrote
-    sent: Mapping[str, Html] = field(default_factory=lambda: NOTHING_SENT)  # region -> HTML the tab has
+    # region -> the rendering the tab has (its ``digest`` says what it was sent: the HTML may be let go)
+    sent: Mapping[str, Rendering] = field(default_factory=lambda: NOTHING_SENT)
     version: int = -1
     events_seen: int = 0  # game-log events the tab shows
     outbox: Outbox = field(default_factory=Outbox)
@@ -202,13 +213,14 @@ class Viewer:
         locale: str,
         connected: frozenset[int],
         away: frozenset[int] = frozenset(),
-        public: Mapping[str, Html] | None = None,
+        public: Mapping[str, Rendering] | None = None,
         shared: Table | None = None,
         spectators: SeatContext | None = None,
     ) -> None:
-        """``shared``: the room's table at this version and presence, if made already (``room_table``);
-        ``spectators``: the spectators' context of that table in this language, if made already (a
-        spectating viewer's own)."""
+        """``public``: the room's public renderings at this version and presence in this language,
+        if made already (``RoomLive.public_regions``); ``shared``: the room's table at this version
+        and presence, if made already (``room_table``); ``spectators``: the spectators' context of
+        that table in this language, if made already (a spectating viewer's own)."""
         self.room = room
         self.snapshot = snapshot
         self.seat = seat
@@ -217,23 +229,44 @@ class Viewer:
             match = room.match_of(snapshot) if room.match_of is not None else None
             shared = room_table(snapshot, connected, away, match)
         self.table = seat_table(shared, snapshot, seat)
-        info = snapshot.seat(seat)
-        context = (
-            spectators
-            if seat is None and spectators is not None
-            else seat_context(
-                snapshot.engine,
-                snapshot.core,
-                seat,
-                self.table,
-                locale,
-                legal=snapshot.legal(seat),
-                # a spectator has no forms: a version of its own would draw its regions again every move
-                form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
-            )
-        )
-        self.regions = region_html(snapshot.engine, context, snapshot.status, locale, room.cache, public)
+        context = spectators if seat is None and spectators is not None else self._context()
+        engine, status = snapshot.engine, snapshot.status
+        if public is None:
+            drawn_from = spectators_context(engine, context, locale)
+            public = public_renderings(engine, drawn_from, status, locale, room.cache)
+        self.regions = region_renderings(engine, context, status, locale, room.cache, public)
         self._events: str | None = None
+
+    def _context(self) -> SeatContext:
+        """What its own regions are drawn from."""
+        snapshot, seat = self.snapshot, self.seat
+        info = snapshot.seat(seat)
+        return seat_context(
+            snapshot.engine,
+            snapshot.core,
+            seat,
+            self.table,
+            self.locale,
+            legal=snapshot.legal(seat),
+            # a spectator has no forms: a version of its own would draw its regions again every move
+            form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
+        )
+
+    def html(self, region: str) -> Html:
+        """A region's HTML, drawn again if its rendering let it go (a seat's own, once sent)."""
+        rendering = self.regions[region]
+        if rendering.html is not None:
+            return rendering.html
+        engine = self.snapshot.engine
+        context = self._context()
+        if region in public_regions(engine):
+            context = spectators_context(engine, context, self.locale)
+        template = dict(region_templates(engine, self.snapshot.status))[region]
+        return self.room.cache.html(environment(self.locale, engine.info.id), template, context, rendering)
+
+    def drawn(self, regions: Iterable[str]) -> bool:
+        """Whether the HTML of ``regions`` is at hand (sending it draws nothing)."""
+        return all(self.regions[region].html is not None for region in regions)
 
     @property
     def has_log(self) -> bool:
@@ -260,7 +293,7 @@ class Viewer:
 
     def page_regions(self) -> dict[str, str]:
         """Its page's regions as text, the game log's included."""
-        regions = {region: html.decode() for region, html in self.regions.items()}
+        regions = {region: self.html(region).decode() for region in self.regions}
         if self.has_log:
             regions[EVENTS] = self.events_html()
         return regions
@@ -277,7 +310,7 @@ class RoomLive:
     viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
     # locale -> (the snapshot, its public regions, the spectators' context they were drawn from), for
     # the same version and presence as ``viewers``
-    public: dict[str, tuple[RoomSnapshot, dict[str, Html], SeatContext]] = field(default_factory=dict)
+    public: dict[str, tuple[RoomSnapshot, dict[str, Rendering], SeatContext]] = field(default_factory=dict)
     table: tuple[RoomSnapshot, Table] | None = None  # the shared table (``room_table``) of that snapshot
     # the players of the last shared table: a new table whose players are the same takes this list,
     # so renderings of several versions that read them keep one list, not one a version
@@ -329,7 +362,7 @@ class RoomLive:
 
     def public_regions(
         self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
-    ) -> dict[str, Html]:
+    ) -> dict[str, Rendering]:
         """The regions every tab shares at this version and presence, in one language: drawn once
         from the spectators' context, whoever looks (``app/web/render.py``)."""
         made = self.public.get(locale)
@@ -339,14 +372,29 @@ class RoomLive:
         spectators = seat_context(
             snapshot.engine, snapshot.core, None, table, locale, legal=[], form_version=PUBLIC_FORM_VERSION
         )
-        public = render_public_regions(snapshot.engine, spectators, snapshot.status, locale, self.cache)
+        public = public_renderings(snapshot.engine, spectators, snapshot.status, locale, self.cache)
         self.public[locale] = (snapshot, public, spectators)
         return public
+
+    def settle(self, viewers: Iterable[Viewer]) -> None:
+        """Once every tab is brought up to date with ``viewers``: forget the renderings no tab shows,
+        and let go of the HTML of each seat's own regions (its tabs were sent it; they keep its
+        digest): a thousand rooms' private regions are ~25 MB. Kept: the public regions, drawn once
+        for every tab, and the spectators' regions, which a crowd of them opening the room is sent
+        from memory (``Fanout.join_from_memory``)."""
+        showing, keeping_html = [], []
+        for viewer in viewers:
+            public = public_regions(viewer.snapshot.engine)
+            for region, rendering in viewer.regions.items():
+                showing.append(rendering)
+                if viewer.seat is None or region in public:
+                    keeping_html.append(rendering)
+        self.cache.sweep(showing, keeping_html)
 
 
 def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
     """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
-    messages: dict[tuple[Any, ...], tuple[str, Mapping[str, Html], int]] = {}
+    messages: dict[tuple[Any, ...], tuple[str, Mapping[str, Rendering], int]] = {}
     out = []
     for tab in tabs:
         viewer = viewers[tab]
@@ -361,17 +409,21 @@ def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[
     return out
 
 
-def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Html], int]:
+def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Rendering], int]:
     snapshot = viewer.snapshot
     regions = viewer.regions
     if not tab.sent and tab.page_version == snapshot.version:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments({"seats": regions["seats"].decode()})  # presence may have changed since
+        message = oob_fragments({"seats": viewer.html("seats").decode()})  # presence may have changed since
     elif tab.sent.keys() != regions.keys():
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
         message = oob_fragments(
-            {region: html.decode() for region, html in regions.items() if tab.sent[region] != html}
+            {
+                region: viewer.html(region).decode()
+                for region, rendering in regions.items()
+                if tab.sent[region].digest != rendering.digest
+            }
         )
         if viewer.has_log and tab.events_seen != snapshot.events_total:
             added = snapshot.events_since(tab.events_seen)
@@ -447,8 +499,8 @@ class Fanout:
         def plan() -> list[tuple[Tab, str]]:
             viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected, away) for tab in tabs}
             messages = bring_up_to_date(tabs, viewers)
-            if everyone:  # keep only what the tabs show now
-                room.cache.sweep(html for viewer in viewers.values() for html in viewer.regions.values())
+            if everyone:
+                room.settle(viewers.values())
             return messages
 
         for tab, message in await run_in_threadpool(plan):
@@ -471,7 +523,9 @@ class Fanout:
         ):
             return False
         viewer = room.viewers.get((tab.seat, tab.locale))
-        if viewer is None or not viewer.page_ready:
+        # a page of this version is sent the seats alone (who is here may have changed), else the page
+        needed = ("seats",) if tab.page_version == snapshot.version else viewer.regions if viewer else ()
+        if viewer is None or not viewer.page_ready or not viewer.drawn(needed):
             return False
         for target, message in bring_up_to_date([tab], {tab: viewer}):
             target.push(message)
