@@ -307,7 +307,10 @@ def seat_context(
     """One viewer's context. ``core`` is the state without its game log; ``form_version`` is the
     version the seat's forms name (its legal version: it moves only when its legal actions do)."""
     view = engine.view(core, seat) if core is not None else {}
-    if any(player.get("is_bot") for player in table.players):  # bots' names in the reader's language
+    # bots' names in the reader's language; the room's own list where none changes (in English), as
+    # renderings that read the players keep what they read: a copy per viewer and version was ~4 KB
+    # a bot game's room
+    if any(p.get("is_bot") and person_name(locale, p["name"]) != p["name"] for p in table.players):
         bots = [
             {**p, "name": person_name(locale, p["name"])} if p.get("is_bot") else p for p in table.players
         ]

@@ -50,3 +50,18 @@ def test_a_shared_table_keeps_its_players_list_while_they_do_not_change(service:
     room.table = None  # the same version drawn again once the host's tab has closed
     gone = room.shared_table(after, frozenset(), frozenset())
     assert gone.players is not second.players and gone.players[0]["connected"] is False
+
+
+def test_a_context_keeps_the_rooms_players_unless_a_bots_name_is_translated() -> None:
+    """Bots' names are drawn in the reader's language; where none changes (English) every viewer's
+    context reads the room's own players list, which renderings keep as what they read."""
+    qe = ENGINES["qe"]
+    state = qe.setup(3, {}, 4)
+    core = {**state, "events": []}
+    table = people_table("qe", 3)
+    table.players[1] |= {"name": "Bot Ada", "is_bot": True}
+    english = seat_context(qe, core, 0, table, "en").values
+    assert english["players"] is table.players and english["table"].players is table.players
+    chinese = seat_context(qe, core, 0, table, "zh_Hant").values
+    assert chinese["players"] is not table.players and chinese["players"][1]["name"] != "Bot Ada"
+    assert table.players[1]["name"] == "Bot Ada"  # the room's own list is never changed
