@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import ipaddress
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
@@ -37,6 +37,7 @@ SUBSCRIPTIONS_PER_SEAT = 5  # browsers one seat may have opted in from; a sixth 
 CLOCK_WARNING_SHARE = 4  # a clock's last quarter: its seat is warned once that its time runs out
 CLOCK_WARNING_MIN = 600  # seconds: shorter clocks are not warned of (the turn's push is enough)
 VAPID_KEY = "vapid"  # ServerKey.name of the key pair that signs this server's pushes
+VAPID_PUBLIC_KEY = "vapid-public"  # ServerKey.name of its public half, as a browser subscribes with it
 
 BAD_SUBSCRIPTION = N_("This browser's push subscription could not be read; try turning it on again.")
 BAD_ENDPOINT = N_("This push service is not accepted by this server.")
@@ -103,6 +104,9 @@ def checked_keys(keys: Any) -> tuple[str, str]:
     point, secret = _decoded(keys.get("p256dh"), 65), _decoded(keys.get("auth"), 16)
     if point is None or secret is None:
         raise RoomError(BAD_SUBSCRIPTION)
+    # imported by the first subscription, not at start: ~8 MB a server with no push would keep
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
     except ValueError as bad:
@@ -278,3 +282,17 @@ class PushStore:
                 stored = session.get(ServerKey, VAPID_KEY)
             assert stored is not None
             return stored.value
+
+    def stored_public_key(self, derive: Callable[[], str]) -> str:
+        """The public half of the stored key (``stored_key``), derived by ``derive()`` once and kept
+        beside it: a start that reads it back needs no elliptic-curve library (``app.web.push.Vapid``).
+        Two processes deriving it at once derive the same key."""
+        with self.writer.db.read() as session:
+            found = session.get(ServerKey, VAPID_PUBLIC_KEY)
+        if found is not None:
+            return found.value
+        public = derive()
+        with contextlib.suppress(IntegrityError), self.writer.db.write() as session:
+            if session.get(ServerKey, VAPID_PUBLIC_KEY) is None:
+                session.add(ServerKey(name=VAPID_PUBLIC_KEY, value=public))
+        return public

@@ -49,7 +49,7 @@ from app.web.guards import Guards
 from app.web.limits import Limits
 from app.web.live import LiveRooms
 from app.web.moves import form_to_action
-from app.web.push import PushSender, load_vapid, new_private_pem
+from app.web.push import PushSender, Vapid, new_private_pem, public_key_of
 from app.web.render import ROOT
 from app.web.security import security_headers
 
@@ -181,11 +181,17 @@ def push_sender(service: RoomService, settings: Settings) -> PushSender | None:
     room menu does not offer them) while the database cannot keep a key."""
     service.push.services = settings.push_service_origins
     try:
-        private_key = settings.vapid_private_key or service.push.stored_key(new_private_pem)
+        if settings.vapid_private_key:
+            private_key = settings.vapid_private_key
+            public_key = public_key_of(private_key)
+        else:
+            private_key = service.push.stored_key(new_private_pem)
+            public_key = service.push.stored_public_key(lambda: public_key_of(private_key))
     except OperationalError as failure:
         log.error("no VAPID key could be stored, so no pushes are sent: %s", failure.orig)
         return None
-    sender = PushSender(service, load_vapid(private_key, settings.push_contact), settings.push_timeout)
+    vapid = Vapid(private_key, public_key, settings.push_contact)
+    sender = PushSender(service, vapid, settings.push_timeout)
     service.writer.committed = sender.note
     return sender
 

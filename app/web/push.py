@@ -30,15 +30,16 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
-
-from cryptography.hazmat.primitives import serialization
-from py_vapid import Vapid02
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from app.rooms import RoomError, RoomService, RoomSnapshot, wallclock
 from app.rooms.push import Recipient
 from app.web.live.fanout import make_table
 from app.web.render import environment, seat_context
+
+if TYPE_CHECKING:
+    from py_vapid import Vapid02
 
 log = logging.getLogger(__name__)
 
@@ -57,29 +58,46 @@ TAGS = re.compile(r"<[^>]*>")
 @dataclass(frozen=True)
 class Vapid:
     """The server's VAPID key pair: the private key signs each push, the public one is the
-    ``applicationServerKey`` a browser subscribes with (base64url of the uncompressed point)."""
+    ``applicationServerKey`` a browser subscribes with (base64url of the uncompressed point).
 
-    key: Vapid02
+    The private key is read (``key``) by the first push, not at start: the elliptic-curve library
+    it needs is ~8 MB a server that sends no push would keep for nothing. So the public key comes
+    as text (kept with the data beside the private key: ``PushStore.stored_public_key``)."""
+
+    private_key: str  # its PEM (as stored) or base64url DER or raw key (``vapid --gen``, an operator's)
     public: str
     subject: str  # a contact for the push services: mailto: or https:
+
+    @cached_property
+    def key(self) -> Vapid02:
+        from py_vapid import Vapid02
+
+        text = self.private_key.strip()
+        return Vapid02.from_pem(text.encode()) if text.startswith("-----") else Vapid02.from_string(text)
 
 
 def new_private_pem() -> str:
     """A fresh P-256 key pair, as the PEM the database keeps."""
+    from py_vapid import Vapid02
+
     vapid = Vapid02()
     vapid.generate_keys()
     return bytes(vapid.private_pem()).decode()
 
 
-def load_vapid(private_key: str, subject: str) -> Vapid:
-    """The key pair from its PEM (as stored) or base64url DER or raw key (as ``vapid --gen`` or an
-    operator's ``BOURSE_VAPID_PRIVATE_KEY`` gives it)."""
-    text = private_key.strip()
-    key = Vapid02.from_pem(text.encode()) if text.startswith("-----") else Vapid02.from_string(text)
-    point = key.public_key.public_bytes(
+def public_key_of(private_key: str) -> str:
+    """The public half of a private key as ``Vapid`` takes it (base64url of the uncompressed point)."""
+    from cryptography.hazmat.primitives import serialization
+
+    point = Vapid(private_key, "", "").key.public_key.public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )
-    return Vapid(key, base64.urlsafe_b64encode(point).rstrip(b"=").decode(), subject)
+    return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
+
+
+def load_vapid(private_key: str, subject: str) -> Vapid:
+    """The key pair of a private key, its public half derived now."""
+    return Vapid(private_key, public_key_of(private_key), subject)
 
 
 def plain(markup: str) -> str:

@@ -21,12 +21,12 @@ from fastapi.testclient import TestClient
 from app.cleanup import sweep_once
 from app.config import Settings
 from app.db import Database
-from app.models import utcnow
+from app.models import ServerKey, utcnow
 from app.rooms import RoomService, wallclock
-from app.rooms.push import endpoint_allowed
+from app.rooms.push import VAPID_PUBLIC_KEY, endpoint_allowed
 from app.web import push as push_module
 from app.web.app import create_app
-from app.web.push import PushSender, load_vapid, new_private_pem
+from app.web.push import PushSender, Vapid, load_vapid, new_private_pem, public_key_of
 from tests.platform.test_api import auth
 from tests.push_service import PushService
 
@@ -416,12 +416,22 @@ def test_only_one_process_sends_a_turn_however_many_see_it(
 def test_the_vapid_key_is_made_once_and_kept_with_the_data_unless_the_operator_gives_one(
     push_settings: Settings,
 ) -> None:
-    def public_key(settings: Settings) -> str:
+    def vapid(settings: Settings) -> Vapid:
         with TestClient(create_app(settings)) as client:
-            return str(sender_of(client).vapid.public)
+            return sender_of(client).vapid
 
-    made = public_key(push_settings)
+    def public_key(settings: Settings) -> str:
+        return vapid(settings).public
+
+    first = vapid(push_settings)
+    made = first.public
+    assert made == public_key_of(first.private_key)  # kept beside it: a restart reads it back
     assert public_key(push_settings) == made  # a restart keeps it
+    db = Database(push_settings.database_url)  # kept before the public half was: derived once again
+    with db.write() as session:
+        session.delete(session.get(ServerKey, VAPID_PUBLIC_KEY))
+    db.dispose()
+    assert public_key(push_settings) == made
     given = new_private_pem()
     chosen = push_settings.model_copy(update={"vapid_private_key": given})
     assert public_key(chosen) == load_vapid(given, "mailto:x").public != made
