@@ -2,7 +2,8 @@
 
 ``python -m app`` runs it as ``python -m app.migrate``, a child process of its own: Alembic and
 what it imports (Mako, Pygments) are ~11 MB the server would otherwise keep for its whole life
-after using them once. Tests and other entry points migrate in process (``create_app``).
+after using them once. Tests and other entry points migrate in process (``create_app``). The child
+also makes the server's push key at the first start (``keep_push_key``), for the same reason.
 """
 
 from __future__ import annotations
@@ -45,11 +46,32 @@ def migrate(database_url: str) -> bool:
     return True
 
 
+def keep_push_key(database_url: str) -> None:
+    """Make the server's push key if the data has none yet (its first start), and keep its public
+    half: the server then reads both back as text, and imports the elliptic-curve library (~8 MB)
+    only with its first push (``app.web.push.Vapid``). A failure is only logged: the server tries
+    again, and without a key it sends no push."""
+    from app.rooms import RoomService
+    from app.web.push import kept_vapid
+
+    db = Database(database_url)
+    try:
+        kept_vapid(RoomService(db).push, "")
+    except OperationalError as failure:
+        log.error("no push key could be kept: %s", failure.orig)
+    finally:
+        db.dispose()
+
+
 def main() -> None:
     from app.config import get_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    raise SystemExit(0 if migrate(get_settings().database_url) else 1)
+    settings = get_settings()
+    migrated = migrate(settings.database_url)
+    if migrated and not settings.vapid_private_key:  # an operator's key is theirs to keep
+        keep_push_key(settings.database_url)
+    raise SystemExit(0 if migrated else 1)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ from app.web.guards import Guards
 from app.web.limits import Limits
 from app.web.live import LiveRooms
 from app.web.moves import form_to_action
-from app.web.push import PushSender, Vapid, new_private_pem, public_key_of
+from app.web.push import PushSender, kept_vapid, load_vapid
 from app.web.render import ROOT
 from app.web.security import security_headers
 
@@ -181,16 +181,14 @@ def push_sender(service: RoomService, settings: Settings) -> PushSender | None:
     room menu does not offer them) while the database cannot keep a key."""
     service.push.services = settings.push_service_origins
     try:
-        if settings.vapid_private_key:
-            private_key = settings.vapid_private_key
-            public_key = public_key_of(private_key)
-        else:
-            private_key = service.push.stored_key(new_private_pem)
-            public_key = service.push.stored_public_key(lambda: public_key_of(private_key))
+        vapid = (
+            load_vapid(settings.vapid_private_key, settings.push_contact)
+            if settings.vapid_private_key
+            else kept_vapid(service.push, settings.push_contact)
+        )
     except OperationalError as failure:
         log.error("no VAPID key could be stored, so no pushes are sent: %s", failure.orig)
         return None
-    vapid = Vapid(private_key, public_key, settings.push_contact)
     sender = PushSender(service, vapid, settings.push_timeout)
     service.writer.committed = sender.note
     return sender

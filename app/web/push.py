@@ -34,7 +34,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from app.rooms import RoomError, RoomService, RoomSnapshot, wallclock
-from app.rooms.push import Recipient
+from app.rooms.push import PushStore, Recipient
 from app.web.live.fanout import make_table
 from app.web.render import environment, seat_context
 
@@ -98,6 +98,13 @@ def public_key_of(private_key: str) -> str:
 def load_vapid(private_key: str, subject: str) -> Vapid:
     """The key pair of a private key, its public half derived now."""
     return Vapid(private_key, public_key_of(private_key), subject)
+
+
+def kept_vapid(store: PushStore, subject: str) -> Vapid:
+    """The key pair kept with the data: made at the first start (by ``python -m app.migrate``, before
+    the server starts), its public half derived once and kept beside it."""
+    private_key = store.stored_key(new_private_pem)
+    return Vapid(private_key, store.stored_public_key(lambda: public_key_of(private_key)), subject)
 
 
 def plain(markup: str) -> str:
