@@ -19,7 +19,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from hashlib import blake2b
@@ -293,6 +293,9 @@ class SeatContext:
     view: dict[str, Any]
     tokens: dict[str, Any]
     core: State | None = None  # the state it was made from (without its game log)
+    # read -> the digest of its long value here (``_Digested``), made once however many renderings
+    # of however many regions compare it
+    digests: dict[tuple[str, Any], bytes] = field(default_factory=dict)
 
 
 def seat_context(
@@ -658,6 +661,68 @@ def _read_order(read: tuple[str, Any]) -> tuple[int, str]:
     return rank, repr(read)
 
 
+DIGESTED_FROM = 512  # characters of a list's or dict's repr from which a rendering keeps its digest
+
+
+class _Digested(bytes):
+    """A long list or dict a rendering read (a history, a player's tiles), kept as a digest of its
+    ``repr``: a view is plain data, whose reprs are equal exactly when the values are (an equal dict
+    built in another order only draws the region again)."""
+
+    __slots__ = ()
+
+
+def _digest_of(read: tuple[str, Any], value: Any, context: SeatContext) -> bytes:
+    """The digest of ``value`` (what ``read`` finds in ``context``), made once a context."""
+    digest = context.digests.get(read)
+    if digest is None:
+        digest = context.digests[read] = blake2b(repr(value).encode(), digest_size=16).digest()
+    return digest
+
+
+def _same_inputs(entry: Rendering, context: SeatContext) -> bool:
+    """Whether ``context`` has the values ``entry`` was drawn from (its reads in order: the first
+    that differs ends the look)."""
+    for read, kept in zip(entry.reads, entry.inputs, strict=True):
+        value = _input(read, context)
+        if type(kept) is _Digested:
+            if type(value) not in (list, dict) or _digest_of(read, value, context) != kept:
+                return False
+        elif value != kept:
+            return False
+    return True
+
+
+def _kept_inputs(
+    reads: tuple[tuple[str, Any], ...], context: SeatContext, kept: list[Rendering]
+) -> tuple[Any, ...]:
+    """The values a new rendering read (``reads`` in ``context``) as it keeps them: a long list or
+    dict as its digest (``_Digested``: what a history grows to is kept in 16 bytes), a shorter one
+    that equals what a kept rendering of the region read there as that one. A region is drawn again
+    when a few of its inputs changed; the others are equal to what the last drawing read, but parts
+    of a view made afresh for this version: kept twice, and each a young object that the renderings
+    would keep until the interpreter's slowest collections look at it."""
+    inputs: list[Any] = []
+    for read in reads:
+        value = _input(read, context)
+        if type(value) in (list, dict):
+            digest = context.digests.get(read)
+            if digest is None:
+                text = repr(value)
+                if len(text) >= DIGESTED_FROM:
+                    digest = context.digests[read] = blake2b(text.encode(), digest_size=16).digest()
+            if digest is not None:
+                value = _Digested(digest)
+        inputs.append(value)
+    for other in kept:
+        if other.reads is not reads:
+            continue
+        for index, (new, old) in enumerate(zip(inputs, other.inputs, strict=True)):
+            if new is not old and type(new) in (list, dict) and type(old) is type(new) and new == old:
+                inputs[index] = old
+    return tuple(inputs)
+
+
 def _shared_reads(recorded: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
     """The one copy of ``recorded`` this process keeps (an equal tuple seen before, or this one)."""
     if len(_READS_SEEN) >= READS_SEEN_LIMIT:
@@ -720,10 +785,7 @@ class RegionCache:
         with self._guard:
             entries = self._entries.setdefault(key, [])
             for index, entry in enumerate(entries):
-                if all(
-                    _input(read, context) == value
-                    for read, value in zip(entry.reads, entry.inputs, strict=True)
-                ):
+                if _same_inputs(entry, context):
                     if index:
                         entries.insert(0, entries.pop(index))
                     entry.used = self._generation
@@ -731,9 +793,10 @@ class RegionCache:
         html, reads, fragments = self._draw(env, template, context)
         recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
         with self._guard:
+            entries = self._entries.setdefault(key, [])
             entry = Rendering(
                 recorded,
-                tuple(_input(read, context) for read in recorded),
+                _kept_inputs(recorded, context, entries),
                 html,
                 digest_of(html),
                 self._generation,
@@ -741,7 +804,6 @@ class RegionCache:
             )
             self.renders += 1
             self.renders_of[region] += 1
-            entries = self._entries.setdefault(key, [])
             entries.insert(0, entry)
             del entries[self.KEEP :]
         return entry

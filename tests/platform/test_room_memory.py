@@ -5,12 +5,15 @@ issue 18's memory figures)."""
 from __future__ import annotations
 
 import random
+from typing import Any
+
+from jinja2 import DictLoader
 
 from app.games.base import random_bot_action
 from app.games.registry import ENGINES
 from app.rooms import RoomService
 from app.web.live import RoomLive
-from app.web.render import region_templates, seat_context
+from app.web.render import RegionCache, SeatContext, environment, region_templates, seat_context
 from tests.support import people_table
 
 
@@ -65,3 +68,39 @@ def test_a_context_keeps_the_rooms_players_unless_a_bots_name_is_translated() ->
     chinese = seat_context(qe, core, 0, table, "zh_Hant").values
     assert chinese["players"] is not table.players and chinese["players"][1]["name"] != "Bot Ada"
     assert table.players[1]["name"] == "Bot Ada"  # the room's own list is never changed
+
+
+def test_a_rendering_keeps_a_long_list_as_a_digest_and_a_short_one_it_shares_once() -> None:
+    """What a rendering read is what a later viewer's values are compared with. A long list (a game's
+    history grows with every sale) is kept as a 16-byte digest: an equal list made afresh still finds
+    the rendering, a changed one draws the region anew. A short list equal to one a kept rendering
+    read is kept as that one, not as this version's copy."""
+    env = environment("en").overlay(
+        loader=DictLoader(
+            {
+                "log.html": "{% for line in view.history %}{{ line }};{% endfor %}",
+                "turn.html": "{{ view.turn }} {{ view.order }}",
+            }
+        )
+    )
+    cache = RegionCache()
+
+    def context(**view: Any) -> SeatContext:
+        return SeatContext({"view": view}, view, {})
+
+    history = [f"sale {number}: tile {number} went for {number * 3}" for number in range(40)]
+    first = cache.rendering(env, "log", "log.html", context(history=history), "en")
+    kept = dict(zip(first.reads, first.inputs, strict=True))[("view", ("history",))]
+    assert isinstance(kept, bytes) and len(kept) == 16  # not the list: its digest
+    assert cache.rendering(env, "log", "log.html", context(history=list(history)), "en") is first
+    changed = cache.rendering(env, "log", "log.html", context(history=[*history[:-1], "sale 39: none"]), "en")
+    assert changed is not first and cache.renders == 2
+    assert cache.html(env, "log.html", context(history=history), first).decode().startswith("sale 0: tile 0")
+
+    order = [2, 0, 1]
+    before = cache.rendering(env, "turn", "turn.html", context(turn=1, order=order), "en")
+    after = cache.rendering(env, "turn", "turn.html", context(turn=2, order=list(order)), "en")
+    assert after is not before and after.html == b"2 [2, 0, 1]"
+    assert (
+        dict(zip(after.reads, after.inputs, strict=True))[("view", ("order",))] is order
+    )  # one list for both
