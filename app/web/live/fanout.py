@@ -65,9 +65,8 @@ from app.web.render import (
 )
 
 OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
-NOTHING_SENT: Mapping[str, Rendering] = MappingProxyType(
-    {}
-)  # shared, so fresh tabs share their first message
+# what a fresh tab was sent: shared, so fresh tabs share their first message
+NOTHING_SENT: Mapping[str, Rendering] = MappingProxyType({})
 
 
 class Outbox:
