@@ -3,6 +3,7 @@ ahead of the routing, behind every guard, and are answered as the router would a
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from typing import Any
 
@@ -154,3 +155,35 @@ def test_a_sockets_handshake_is_read_and_not_kept(settings: Settings) -> None:
             (tab,) = app.state.live.rooms[code].tabs
             assert (tab.seat, tab.locale, tab.page_version) == (1, "zh_Hant", 2)
             assert {"_headers", "_cookies", "_query_params", "_url"}.isdisjoint(vars(tab.socket))
+
+
+def test_a_tabs_socket_keeps_no_frame_of_the_middleware_stack(settings: Settings) -> None:
+    """While a tab is open, its socket is awaited through the app's own call, the guards and the lane,
+    and through none of the layers FastAPI and Starlette put around a connection (each of which only
+    passes a socket on, and kept a frame open for the tab's whole life)."""
+    app = create_app(settings)
+
+    def chains() -> list[list[str]]:
+        found = []
+        for task in asyncio.all_tasks():
+            names: list[str] = []
+            awaited: Any = task.get_coro()
+            while awaited is not None and hasattr(awaited, "cr_await"):
+                names.append(awaited.__qualname__)
+                awaited = awaited.cr_await
+            found.append(names)
+        return found
+
+    with TestClient(app) as client:
+        assert client.portal is not None  # inside `with TestClient(...)`
+        code, tokens = new_qe_room(client, 3)
+        with client.websocket_connect(
+            f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={tokens[0]}"}
+        ) as tab:
+            assert "r-status" in tab.receive_text()
+            [socket] = [chain for chain in client.portal.call(chains) if "room_socket" in chain]
+    served = socket[socket.index("Bourse.__call__") :]  # under the test client's own calls
+    assert served[:3] == ["Bourse.__call__", "Guards.__call__", "Limits.live_socket"], socket
+    assert not {"Starlette.__call__", "ServerErrorMiddleware.__call__", "ExceptionMiddleware.__call__"} & set(
+        socket
+    )
