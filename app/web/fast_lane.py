@@ -9,9 +9,10 @@ was a fifth of what such a request cost. A socket lives as long as its tab, and 
 through keeps a frame open for as long: through the router, the exception middleware and FastAPI's
 dependency solving (three exit stacks) that was ~6 KB a socket, 30 MB for 1000 rooms of five tabs.
 It sits inside ``Guards``, so every check still runs first; a socket comes to the two of them
-straight from the app's own call (``app.web.app.Bourse``), past the layers that only pass it on. A refusal an endpoint lets through is
-answered by the app's own handler for it (``app.exception_handlers``), as the router would have;
-anything else goes on, as before, to the server-error handler.
+straight from the app's own call (``app.web.app.Bourse``), past the layers that only pass it on. A
+refusal an endpoint lets through is answered by the app's own handler for it
+(``app.exception_handlers``), as the router would have; anything else goes on, as before, to the
+server-error handler.
 """
 
 from __future__ import annotations

@@ -70,10 +70,14 @@ class Vapid:
 
     @cached_property
     def key(self) -> Vapid02:
-        from py_vapid import Vapid02
+        return _signing_key(self.private_key)
 
-        text = self.private_key.strip()
-        return Vapid02.from_pem(text.encode()) if text.startswith("-----") else Vapid02.from_string(text)
+
+def _signing_key(private_key: str) -> Vapid02:
+    from py_vapid import Vapid02
+
+    text = private_key.strip()
+    return Vapid02.from_pem(text.encode()) if text.startswith("-----") else Vapid02.from_string(text)
 
 
 def new_private_pem() -> str:
@@ -89,7 +93,7 @@ def public_key_of(private_key: str) -> str:
     """The public half of a private key as ``Vapid`` takes it (base64url of the uncompressed point)."""
     from cryptography.hazmat.primitives import serialization
 
-    point = Vapid(private_key, "", "").key.public_key.public_bytes(
+    point = _signing_key(private_key).public_key.public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )
     return base64.urlsafe_b64encode(point).rstrip(b"=").decode()

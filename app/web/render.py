@@ -672,11 +672,15 @@ class _Digested(bytes):
     __slots__ = ()
 
 
-def _digest_of(read: tuple[str, Any], value: Any, context: SeatContext) -> bytes:
-    """The digest of ``value`` (what ``read`` finds in ``context``), made once a context."""
+def _value_digest(read: tuple[str, Any], value: Any, context: SeatContext, shortest: int = 0) -> bytes | None:
+    """The digest of ``value`` (what ``read`` finds in ``context``), made once a context; None when its
+    repr is shorter than ``shortest`` (and no digest of it was made yet)."""
     digest = context.digests.get(read)
     if digest is None:
-        digest = context.digests[read] = blake2b(repr(value).encode(), digest_size=16).digest()
+        text = repr(value)
+        if len(text) < shortest:
+            return None
+        digest = context.digests[read] = blake2b(text.encode(), digest_size=16).digest()
     return digest
 
 
@@ -686,7 +690,7 @@ def _same_inputs(entry: Rendering, context: SeatContext) -> bool:
     for read, kept in zip(entry.reads, entry.inputs, strict=True):
         value = _input(read, context)
         if type(kept) is _Digested:
-            if type(value) not in (list, dict) or _digest_of(read, value, context) != kept:
+            if type(value) not in (list, dict) or _value_digest(read, value, context) != kept:
                 return False
         elif value != kept:
             return False
@@ -706,11 +710,7 @@ def _kept_inputs(
     for read in reads:
         value = _input(read, context)
         if type(value) in (list, dict):
-            digest = context.digests.get(read)
-            if digest is None:
-                text = repr(value)
-                if len(text) >= DIGESTED_FROM:
-                    digest = context.digests[read] = blake2b(text.encode(), digest_size=16).digest()
+            digest = _value_digest(read, value, context, shortest=DIGESTED_FROM)
             if digest is not None:
                 value = _Digested(digest)
         inputs.append(value)

@@ -43,7 +43,6 @@ from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web.render import (
     EVENTS,
     PUBLIC_FORM_VERSION,
-    Html,
     RegionCache,
     Rendering,
     SeatContext,
@@ -251,17 +250,25 @@ class Viewer:
             form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
         )
 
-    def html(self, region: str) -> Html:
-        """A region's HTML, drawn again if its rendering let it go (a seat's own, once sent)."""
-        rendering = self.regions[region]
-        if rendering.html is not None:
-            return rendering.html
+    def html(self, regions: Iterable[str]) -> dict[str, str]:
+        """The text of ``regions``, drawing again what their renderings let go (a seat's own, once
+        sent) from one context made for all of them."""
         engine = self.snapshot.engine
-        context = self._context()
-        if region in public_regions(engine):
-            context = spectators_context(engine, context, self.locale)
-        template = dict(region_templates(engine, self.snapshot.status))[region]
-        return self.room.cache.html(environment(self.locale, engine.info.id), template, context, rendering)
+        texts: dict[str, str] = {}
+        context: SeatContext | None = None
+        for region in regions:
+            rendering = self.regions[region]
+            html = rendering.html
+            if html is None:
+                context = context or self._context()
+                drawn_from = context
+                if region in public_regions(engine):
+                    drawn_from = spectators_context(engine, context, self.locale)
+                template = dict(region_templates(engine, self.snapshot.status))[region]
+                env = environment(self.locale, engine.info.id)
+                html = self.room.cache.html(env, template, drawn_from, rendering)
+            texts[region] = html.decode()
+        return texts
 
     def drawn(self, regions: Iterable[str]) -> bool:
         """Whether the HTML of ``regions`` is at hand (sending it draws nothing)."""
@@ -292,7 +299,7 @@ class Viewer:
 
     def page_regions(self) -> dict[str, str]:
         """Its page's regions as text, the game log's included."""
-        regions = {region: self.html(region).decode() for region in self.regions}
+        regions = self.html(self.regions)
         if self.has_log:
             regions[EVENTS] = self.events_html()
         return regions
@@ -413,16 +420,14 @@ def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Rendering]
     regions = viewer.regions
     if not tab.sent and tab.page_version == snapshot.version:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments({"seats": viewer.html("seats").decode()})  # presence may have changed since
+        message = oob_fragments(viewer.html(["seats"]))  # presence may have changed since
     elif tab.sent.keys() != regions.keys():
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
         message = oob_fragments(
-            {
-                region: viewer.html(region).decode()
-                for region, rendering in regions.items()
-                if tab.sent[region].digest != rendering.digest
-            }
+            viewer.html(
+                region for region, rendering in regions.items() if tab.sent[region].digest != rendering.digest
+            )
         )
         if viewer.has_log and tab.events_seen != snapshot.events_total:
             added = snapshot.events_since(tab.events_seen)
@@ -522,9 +527,10 @@ class Fanout:
         ):
             return False
         viewer = room.viewers.get((tab.seat, tab.locale))
+        if viewer is None or not viewer.page_ready:
+            return False
         # a page of this version is sent the seats alone (who is here may have changed), else the page
-        needed = ("seats",) if tab.page_version == snapshot.version else viewer.regions if viewer else ()
-        if viewer is None or not viewer.page_ready or not viewer.drawn(needed):
+        if not viewer.drawn(["seats"] if tab.page_version == snapshot.version else viewer.regions):
             return False
         for target, message in bring_up_to_date([tab], {tab: viewer}):
             target.push(message)
