@@ -639,9 +639,11 @@ class Rendering:
     fragments: tuple[FragmentKey, ...]
 
 
-# What renderings read, kept once per process: a region's renderings, in every room of a game, mostly
-# read the same names and paths, and each rendering kept its own copy of them (~25 KB a room).
-_READS_SEEN: dict[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]] = {}
+# What renderings read, kept once per process and by the set a drawing noted: a region's renderings,
+# in every room of a game, mostly read the same names and paths, and each rendering kept its own copy
+# of them (~25 KB a room); and putting a set in order (``_read_order``: a ``repr`` a read) cost more
+# than a new rendering's other bookkeeping together. The four games make ~300 distinct sets.
+_READS_SEEN: dict[frozenset[tuple[str, Any]], tuple[tuple[str, Any], ...]] = {}
 READS_SEEN_LIMIT = 8192  # distinct read sets kept; past it the table starts afresh
 
 
@@ -723,11 +725,16 @@ def _kept_inputs(
     return tuple(inputs)
 
 
-def _shared_reads(recorded: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
-    """The one copy of ``recorded`` this process keeps (an equal tuple seen before, or this one)."""
-    if len(_READS_SEEN) >= READS_SEEN_LIMIT:
-        _READS_SEEN.clear()
-    return _READS_SEEN.setdefault(recorded, recorded)
+def _recorded_reads(reads: set[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    """What a drawing read (``reads``, as noted) as a rendering keeps it: in ``_read_order``, the one
+    copy this process keeps of that set. A set's copy reuses the hashes its entries were noted with."""
+    noted = frozenset(reads)
+    recorded = _READS_SEEN.get(noted)
+    if recorded is None:
+        if len(_READS_SEEN) >= READS_SEEN_LIMIT:
+            _READS_SEEN.clear()
+        recorded = _READS_SEEN[noted] = tuple(sorted(noted - {("name", READS)}, key=_read_order))
+    return recorded
 
 
 class RegionCache:
@@ -791,7 +798,7 @@ class RegionCache:
                     entry.used = self._generation
                     return entry
         html, reads, fragments = self._draw(env, template, context)
-        recorded = _shared_reads(tuple(sorted(reads - {("name", READS)}, key=_read_order)))
+        recorded = _recorded_reads(reads)
         with self._guard:
             entries = self._entries.setdefault(key, [])
             entry = Rendering(
