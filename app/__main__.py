@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import subprocess
 import sys
 
 import uvicorn
 
+from app.collector import Collector
 from app.config import get_settings
 from app.web.app import create_app
 
@@ -21,11 +21,10 @@ def main() -> None:
     # database makes /healthz answer 503, not the server fail to start.
     subprocess.run([sys.executable, "-m", "app.migrate"], check=False)
     application = create_app(settings, migrated=True)
-    # What exists now (modules, templates' code, the app) lives as long as the process: kept out of
-    # the collector's full passes, which otherwise walk it all again and pause every room's moves
-    # (a full pass took 95-205 ms under load at 100 rooms, 45-115 ms frozen: BENCHMARKS.md).
-    gc.collect()
-    gc.freeze()
+    # What exists now (modules, templates' code, the app) lives as long as the process, and so do a
+    # room's objects for seconds: kept out of the cycle collector's passes, which otherwise walk
+    # them all again and pause every room's moves (app/collector.py)
+    Collector().start()
     uvicorn.run(
         application,
         host=settings.host,
