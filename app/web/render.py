@@ -191,16 +191,30 @@ class RoomFragments:
         return fragment
 
 
+TEXTS_KEPT = 4096  # translated texts without values a locale's environment keeps
+
+
 def _direct_gettext(catalogue: Any) -> tuple[Callable[..., Markup], Callable[..., Markup]]:
     """Jinja's new-style ``gettext`` and ``ngettext`` for autoescaped templates, called directly.
 
     The same results (the translation is markup, its ``%(name)s`` values are escaped, and it is always
     formatted, so a literal % is written %%), without the per-call context lookups of the extension's
     versions, which were a good part of every render. Every template here is autoescaped (.html).
+    A message without values is translated and formatted once (~90 calls a move, most of them
+    without values); a template translates only its own texts and the games' names, so the memo
+    stays small, and is started afresh past ``TEXTS_KEPT`` all the same.
     """
+    texts: dict[str, Markup] = {}
 
     def gettext(message: str, /, **values: Any) -> Markup:
-        return Markup(catalogue.gettext(message)) % values
+        if values:
+            return Markup(catalogue.gettext(message)) % values
+        text = texts.get(message)
+        if text is None:
+            if len(texts) >= TEXTS_KEPT:
+                texts.clear()
+            text = texts[message] = Markup(catalogue.gettext(message)) % values
+        return text
 
     def ngettext(singular: str, plural: str, count: int, /, **values: Any) -> Markup:
         values.setdefault("num", count)
