@@ -37,12 +37,15 @@ def spaced(text: str) -> str:
 
 
 def shown_until(page: Any, selector: str) -> str:
-    page.wait_for_function(
-        "(selector) => { const t = document.querySelector(selector); return t && t.textContent !== ''; }",
+    """The text the page's script wrote into the first ``selector``, read in the same look that saw it
+    written: a region the socket swaps in meanwhile (a page's seats, sent again as its tab connects)
+    brings a new element whose text the script writes a moment later."""
+    shown = page.wait_for_function(
+        "(selector) => { const t = document.querySelector(selector); return t && t.innerText.trim() ? t.innerText : null; }",
         arg=selector,
         timeout=PUSH_WAIT,
     )
-    return spaced(page.locator(selector).first.inner_text())
+    return spaced(shown.json_value())
 
 
 def create(page: Any, server_url: str, game: str, players: int, clock: int = 0) -> str:
