@@ -13,9 +13,9 @@ deallocations) hardly rises while what it looks at does.
 So every tenth of a second the young objects are collected and what survived is frozen
 (``gc.freeze``): no pass looks at it again, and it is freed as usual when nothing refers to it any
 more. A frozen object is no longer collected as part of a garbage cycle, though. Playing makes
-none (counted under load: BENCHMARKS.md); opening sockets and pages leaves a few objects each. So
-every ``full_every`` seconds everything is unfrozen and collected in one full pass: the pause of
-before, once in ten minutes instead of several times a minute.
+none (counted under load: BENCHMARKS.md); opening pages and sockets leaves one object in three or
+so. So every ``full_every`` seconds everything is unfrozen and collected in one full pass: the
+pause of before, once in ten minutes instead of several times a minute.
 """
 
 from __future__ import annotations
