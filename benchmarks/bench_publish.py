@@ -35,7 +35,7 @@ from app.migrate import upgrade_to_head
 from app.models import Room
 from app.rooms import RoomService
 from app.web.live import RoomLive
-from app.web.live.fanout import Tab, bring_up_to_date
+from app.web.live.fanout import Tab
 
 
 def bench_game(
@@ -64,9 +64,7 @@ def bench_game(
         if not publish:
             continue
         started = time.process_time()
-        viewers = {tab: room.viewer(snapshot, tab.seat, "en", everyone) for tab in tabs}
-        bring_up_to_date(tabs, viewers)  # as Fanout's publish does
-        room.settle(viewers.values())
+        room.plan(snapshot, tabs, everyone, frozenset(), everyone=True)  # as Fanout's publish does
         spent += time.process_time() - started
     return moves, spent, room
 

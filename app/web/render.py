@@ -798,15 +798,32 @@ class RegionCache:
         return self.html(env, template, context, self.rendering(env, region, template, context, locale))
 
     def rendering(
-        self, env: Environment, region: str, template: str, context: SeatContext, locale: str
+        self,
+        env: Environment,
+        region: str,
+        template: str,
+        context: SeatContext,
+        locale: str,
+        hint: Rendering | None = None,
     ) -> Rendering:
         """The region's rendering for ``context``: a kept one whose inputs are this context's values
-        (its HTML may have been let go: ``html``), or a new one."""
+        (its HTML may have been let go: ``html``), or a new one. ``hint``: the one this viewer's tab
+        shows, looked at first: a seat's region mostly stays as it was, and its rendering is among
+        the other seats' (the last looked up first), each compared until a read differs."""
         key = (locale, region)
         with self._guard:
             entries = self._entries.setdefault(key, [])
+            looked_at = None  # the hint, when compared already
+            if hint is not None and entries and entries[0] is not hint:
+                looked_at = hint
+                if _same_inputs(hint, context):
+                    for index, entry in enumerate(entries):
+                        if entry is hint:
+                            entries.insert(0, entries.pop(index))
+                            entry.used = self._generation
+                            return entry
             for index, entry in enumerate(entries):
-                if _same_inputs(entry, context):
+                if entry is not looked_at and _same_inputs(entry, context):
                     if index:
                         entries.insert(0, entries.pop(index))
                     entry.used = self._generation
@@ -906,15 +923,17 @@ def region_renderings(
     locale: str,
     cache: RegionCache,
     public: Mapping[str, Rendering],
+    hints: Mapping[str, Rendering] | None = None,
 ) -> dict[str, Rendering]:
     """Every region of a viewer's page but the game log, as renderings (``RegionCache.rendering``):
     its public regions are ``public`` (the spectators' of the same version and language, rendered
-    once for every tab)."""
+    once for every tab); ``hints``: what a tab of the viewer shows, looked at first."""
     env = environment(locale, engine.info.id)
+    hints = hints or {}
     return {
         region: public[region]
         if region in public
-        else cache.rendering(env, region, template, context, locale)
+        else cache.rendering(env, region, template, context, locale, hints.get(region))
         for region, template in region_templates(engine, status)
     }
 

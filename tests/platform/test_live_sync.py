@@ -187,10 +187,9 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
     reopened = False
     for step in range(1000):
         snapshot = service.load(code)
-        viewers = {tab: room.viewer(snapshot, tab.seat, "en", everyone) for tab in tabs}
-        for tab, message in bring_up_to_date(tabs, viewers):
+        for tab, message in room.plan(snapshot, tabs, everyone, frozenset(), everyone=True):
             pages[tab].apply(message)
-        room.settle(viewers.values())
+        viewers = {tab: room.viewers[(tab.seat, "en")] for tab in tabs}
         public = public_regions(snapshot.engine)
         spectators = {id(rendering) for rendering in viewers[tabs[0]].regions.values()}
         for viewer in viewers.values():

@@ -214,11 +214,13 @@ class Viewer:
         public: Mapping[str, Rendering] | None = None,
         shared: Table | None = None,
         spectators: SeatContext | None = None,
+        shown: Mapping[str, Rendering] | None = None,
     ) -> None:
         """``public``: the room's public renderings at this version and presence in this language,
         if made already (``RoomLive.public_regions``); ``shared``: the room's table at this version
         and presence, if made already (``room_table``); ``spectators``: the spectators' context of
-        that table in this language, if made already (a spectating viewer's own)."""
+        that table in this language, if made already (a spectating viewer's own); ``shown``: what a
+        tab of this viewer shows (its regions are looked for there first)."""
         self.room = room
         self.snapshot = snapshot
         self.seat = seat
@@ -232,7 +234,7 @@ class Viewer:
         if public is None:
             drawn_from = spectators_context(engine, context, locale)
             public = public_renderings(engine, drawn_from, status, locale, room.cache)
-        self.regions = region_renderings(engine, context, status, locale, room.cache, public)
+        self.regions = region_renderings(engine, context, status, locale, room.cache, public, shown)
         self._events: str | None = None
 
     def _context(self) -> SeatContext:
@@ -334,8 +336,10 @@ class RoomLive:
         locale: str,
         connected: frozenset[int],
         away: frozenset[int] = frozenset(),
+        shown: Mapping[str, Rendering] | None = None,
     ) -> Viewer:
-        """The viewer for this version and presence, made once and shared by its tabs."""
+        """The viewer for this version and presence, made once and shared by its tabs (``shown``:
+        what the first of them shows, where its regions are looked for first)."""
         key = (snapshot.version, connected, away)
         if self.viewers_key != key:
             self.viewers, self.public, self.table, self.viewers_key = {}, {}, None, key
@@ -352,6 +356,7 @@ class RoomLive:
                 public,
                 self.shared_table(snapshot, connected, away),
                 self.public[locale][2],
+                shown,
             )
         return viewer
 
@@ -381,6 +386,24 @@ class RoomLive:
         public = public_renderings(snapshot.engine, spectators, snapshot.status, locale, self.cache)
         self.public[locale] = (snapshot, public, spectators)
         return public
+
+    def plan(
+        self,
+        snapshot: RoomSnapshot,
+        tabs: list[Tab],
+        connected: frozenset[int],
+        away: frozenset[int],
+        everyone: bool,
+    ) -> list[tuple[Tab, str]]:
+        """What to send each of ``tabs`` to bring it to ``snapshot`` (a publish's work, in a worker
+        thread); ``everyone``: they are all the room's tabs, and what none shows is let go after."""
+        viewers = {
+            tab: self.viewer(snapshot, tab.seat, tab.locale, connected, away, tab.sent) for tab in tabs
+        }
+        messages = bring_up_to_date(tabs, viewers)
+        if everyone:
+            self.settle(viewers.values())
+        return messages
 
     def settle(self, viewers: Iterable[Viewer]) -> None:
         """Once every tab is brought up to date with ``viewers``: forget the renderings no tab shows,
@@ -499,15 +522,7 @@ class Fanout:
         away = self.audience.away(code, snapshot, connected)
 
         everyone = len(tabs) == len(room.tabs)
-
-        def plan() -> list[tuple[Tab, str]]:
-            viewers = {tab: room.viewer(snapshot, tab.seat, tab.locale, connected, away) for tab in tabs}
-            messages = bring_up_to_date(tabs, viewers)
-            if everyone:
-                room.settle(viewers.values())
-            return messages
-
-        for tab, message in await run_in_threadpool(plan):
+        for tab, message in await run_in_threadpool(room.plan, snapshot, tabs, connected, away, everyone):
             tab.push(message)
 
     def join_from_memory(self, room: RoomLive, tab: Tab, code: str) -> bool:
