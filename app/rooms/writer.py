@@ -49,9 +49,15 @@ TIMED_OUT = N_("{seat}'s time ran out: a bot made that decision.")
 HANDED_OVER = N_("{seat} has been away for two timeouts in a row: a bot plays for them now.")
 
 # The statements of every move, in each driver's style (``Statement``), run on the driver's cursor.
-ROOM_VERSION = Statement("SELECT version FROM rooms WHERE code = :code")
+# A write's first read: the room's version, and whether any of its seats has a push subscription as the
+# change is written (the push sender reads a room's subscriptions only then: most rooms have none).
+_ROOM_VERSION = (
+    "SELECT version, EXISTS (SELECT 1 FROM push_subscriptions p JOIN seats s ON s.id = p.seat_id "
+    "WHERE s.room_id = rooms.id) FROM rooms WHERE code = :code"
+)
+ROOM_VERSION = Statement(_ROOM_VERSION)
 # PostgreSQL: the room's writers queue on this read, in any process.
-ROOM_VERSION_FOR_UPDATE = Statement("SELECT version FROM rooms WHERE code = :code FOR UPDATE")
+ROOM_VERSION_FOR_UPDATE = Statement(_ROOM_VERSION + " FOR UPDATE")
 PEEK_ROOM_VERSION = "SELECT version FROM rooms WHERE code = ?"  # Database.peek's placeholder
 ROOM_EXISTS = text("SELECT 1 FROM rooms WHERE code = :code")
 INSERT_ACTION = Statement(
@@ -103,11 +109,13 @@ class Edit:
 
 class Turn:
     """One decision being applied to a room inside its write transaction: ``room`` is the snapshot
-    it is made against, ``after`` the new one (remembered once the transaction has committed)."""
+    it is made against, ``after`` the new one (remembered once the transaction has committed);
+    ``subscribed``: whether a seat of the room has a push subscription, read in the same transaction."""
 
-    def __init__(self, write: WriteCursor, room: RoomSnapshot) -> None:
+    def __init__(self, write: WriteCursor, room: RoomSnapshot, subscribed: bool = True) -> None:
         self.write = write
         self.room = room
+        self.subscribed = subscribed
         self.after: RoomSnapshot | None = None
 
     def apply(
@@ -138,9 +146,10 @@ class RoomWriter:
         self._locks_guard = threading.Lock()
         self._hot: OrderedDict[str, RoomSnapshot] = OrderedDict()
         self._hot_guard = threading.Lock()
-        # Told of each committed decision (with the new snapshot) and of a game starting (None), in
-        # the writer's thread: it must only take note (the Web Push sender queues the room).
-        self.committed: Callable[[str, RoomSnapshot | None], None] | None = None
+        # Told of each committed decision (with the new snapshot) and of a game starting (None), and
+        # whether a seat of the room has a push subscription (True when not known), in the writer's
+        # thread: it must only take note (the Web Push sender queues the room).
+        self.committed: Callable[[str, RoomSnapshot | None, bool], None] | None = None
 
     def load(self, code: str) -> RoomSnapshot:
         """The room as it is now: the parsed snapshot in memory if the database has no newer version
@@ -170,7 +179,7 @@ class RoomWriter:
                     room.updated_at = utcnow()
                     session.add(room)
             if room.status != status and self.committed is not None:  # the game started
-                self.committed(code, None)
+                self.committed(code, None, True)
 
     @contextmanager
     def acting(self, code: str) -> Iterator[Turn]:
@@ -178,12 +187,12 @@ class RoomWriter:
         remembered (and so may be told) only once committed."""
         with self._lock(code):
             with self.db.writing() as write:
-                turn = Turn(write, self._current(write, code))
+                turn = Turn(write, *self._current(write, code))
                 yield turn
             if turn.after is not None:
                 self._remember(turn.after)
                 if self.committed is not None:
-                    self.committed(code, turn.after)
+                    self.committed(code, turn.after, turn.subscribed)
 
     def forget(self, codes: Iterable[str]) -> None:
         """Drop deleted rooms from memory."""
@@ -205,20 +214,22 @@ class RoomWriter:
     def seats(session: Session, room: Room) -> list[Seat]:
         return list(session.exec(select(Seat).where(Seat.room_id == room.id).order_by(col(Seat.seat))).all())
 
-    def _current(self, write: WriteCursor, code: str) -> RoomSnapshot:
+    def _current(self, write: WriteCursor, code: str) -> tuple[RoomSnapshot, bool]:
         """The room's snapshot inside a write: the one in memory when the database holds no newer
-        version (on PostgreSQL this read locks the room's row: its writers queue here)."""
+        version (on PostgreSQL this read locks the room's row: its writers queue here); and whether
+        a seat of the room has a push subscription."""
         query = ROOM_VERSION_FOR_UPDATE if write.lock_rows else ROOM_VERSION
         row = write.execute(query, {"code": code}).fetchone() if is_room_code(code) else None
         if row is None:
             raise NotFound(N_("There is no room with this code."))
-        hot = self._hot_at(code, row[0])
+        version, subscribed = row[0], bool(row[1])
+        hot = self._hot_at(code, version)
         if hot is not None:
-            return hot
+            return hot, subscribed
         with write.session() as session:
             snapshot = self._snapshot(session, self.room(session, code))
         self._remember(snapshot)
-        return snapshot
+        return snapshot, subscribed
 
     def _hot_at(self, code: str, version: int) -> RoomSnapshot | None:
         """The snapshot in memory, if it is of ``version``."""

@@ -177,9 +177,10 @@ class PushSender:
         self._idle = threading.Condition()
 
     # ------------------------------------------------------------ what the writer tells
-    def note(self, code: str, after: RoomSnapshot | None) -> None:
+    def note(self, code: str, after: RoomSnapshot | None, subscribed: bool = True) -> None:
         """A change was committed (``after``: the new snapshot; ``None``: the game started). Queues
-        the room if a seat now has a new decision or the game just ended; costs no I/O."""
+        the room if a seat now has a new decision or the game just ended, unless no seat of it had
+        a push subscription as the change was written (``subscribed``); costs no I/O."""
         news = True
         if after is not None:
             now = (after.status, waited_for(after))
@@ -191,6 +192,8 @@ class PushSender:
                     self._seen.popitem(last=False)
             # nobody has a new decision (someone decided, or nothing changed for people)?
             news = before is None or before[0] != now[0] or not now[1] <= before[1]
+        if not subscribed:
+            return  # nobody to tell: the room's subscriptions are not read (what was seen is kept)
         with self._idle:
             if after is not None and (news or code in self._queued):
                 # a queued room is told from its newest snapshot, even one that brought no news:

@@ -214,6 +214,39 @@ def test_each_new_decision_is_told_once_and_a_decision_already_shown_is_not(
     assert len(push_service.wait_for(2, "bob")) == 2
 
 
+@pytest.mark.both_databases
+def test_a_room_nobody_subscribed_to_is_not_looked_at_after_its_moves(
+    client: TestClient, push_service: PushService, toy_game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most rooms have no subscription: the move's own write says so (its first read, in the same
+    transaction), and the sender then reads nothing for the room. Once a seat opts in, the next
+    move's write says so and its new decision is told."""
+    code, tokens = new_room(client, toy_game, 2)
+    start(client, code, tokens)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    looked_at: list[int] = []
+    of_room = sender.store.of_room
+    monkeypatch.setattr(sender.store, "of_room", lambda room: looked_at.append(room) or of_room(room))
+    told: list[bool] = []
+    note = sender.note
+    monkeypatch.setattr(
+        service_of(client).writer,
+        "committed",
+        lambda code, after, subscribed: told.append(subscribed) or note(code, after, subscribed),
+    )
+    pick(client, code, tokens, 1)
+    pick(client, code, tokens, 0)  # round 2: a new decision for each, and nobody to tell
+    assert sender.wait_idle()
+    assert told == [False, False] and looked_at == []
+    assert subscribe(client, code, tokens[1], push_service.subscription("bob")).status_code == 204
+    pick(client, code, tokens, 1)
+    pick(client, code, tokens, 0)  # round 3: Bob's new decision is told
+    assert sender.wait_idle()
+    assert told == [False, False, True, True] and looked_at
+    assert [push["title"] for push in push_service.wait_for(1, "bob")] == ["Your turn: Sealed guess"]
+
+
 def test_a_queued_room_is_told_from_its_newest_snapshot_not_the_one_that_queued_it(
     client: TestClient, push_service: PushService, toy_game: str
 ) -> None:
