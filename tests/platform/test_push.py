@@ -226,15 +226,19 @@ def test_a_room_nobody_subscribed_to_is_not_looked_at_after_its_moves(
     sender = sender_of(client)
     assert sender.wait_idle()
     looked_at: list[int] = []
-    of_room = sender.store.of_room
-    monkeypatch.setattr(sender.store, "of_room", lambda room: looked_at.append(room) or of_room(room))
     told: list[bool] = []
-    note = sender.note
-    monkeypatch.setattr(
-        service_of(client).writer,
-        "committed",
-        lambda code, after, subscribed: told.append(subscribed) or note(code, after, subscribed),
-    )
+    of_room, note = sender.store.of_room, sender.note
+
+    def counted_of_room(room: int) -> Any:
+        looked_at.append(room)
+        return of_room(room)
+
+    def counted_note(code: str, after: Any, subscribed: bool) -> None:
+        told.append(subscribed)
+        note(code, after, subscribed)
+
+    monkeypatch.setattr(sender.store, "of_room", counted_of_room)
+    monkeypatch.setattr(service_of(client).writer, "committed", counted_note)
     pick(client, code, tokens, 1)
     pick(client, code, tokens, 0)  # round 2: a new decision for each, and nobody to tell
     assert sender.wait_idle()
