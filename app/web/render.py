@@ -629,7 +629,7 @@ moves: BENCHMARKS.md.)"""
 Digest = int
 """What stands for a rendering's HTML, what a tab is known to have been sent: its length and Python's
 keyed hash (SipHash, its key random per process, which is the only one to compare them): a fifth of
-blake2b's time and half its memory (a thousand rooms keep ~25 thousand)."""
+blake2b's time, and 36 bytes where blake2b's took 49 (a thousand rooms keep ~25 thousand)."""
 
 
 def digest_of(html: Html) -> Digest:
@@ -815,17 +815,13 @@ class RegionCache:
         key = (locale, region)
         with self._guard:
             entries = self._entries.setdefault(key, [])
-            looked_at = None  # the hint, when compared already
-            if hint is not None and entries and entries[0] is not hint:
-                looked_at = hint
-                if _same_inputs(hint, context):
-                    for index, entry in enumerate(entries):
-                        if entry is hint:
-                            entries.insert(0, entries.pop(index))
-                            entry.used = self._generation
-                            return entry
-            for index, entry in enumerate(entries):
-                if entry is not looked_at and _same_inputs(entry, context):
+            order = list(range(len(entries)))
+            hinted = next((index for index, entry in enumerate(entries) if entry is hint), 0)
+            if hinted:
+                order.insert(0, order.pop(hinted))
+            for index in order:
+                entry = entries[index]
+                if _same_inputs(entry, context):
                     if index:
                         entries.insert(0, entries.pop(index))
                     entry.used = self._generation

@@ -181,13 +181,13 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
     service.seats.add_bot(code, None, fill=True)
     service.seats.start(code, None)
     room = RoomLive()
-    everyone = frozenset(range(players))
+    seated = frozenset(range(players))  # every seat has a tab open
     tabs = [Tab(socket=cast(WebSocket, None), seat=seat, locale="en") for seat in [None, *range(players)]]
     pages = {tab: TabPage() for tab in tabs}
     reopened = False
     for step in range(1000):
         snapshot = service.load(code)
-        for tab, message in room.plan(snapshot, tabs, everyone, frozenset(), everyone=True):
+        for tab, message in room.plan(snapshot, tabs, seated, frozenset(), everyone=True):
             pages[tab].apply(message)
         viewers = {tab: room.viewers[(tab.seat, "en")] for tab in tabs}
         public = public_regions(snapshot.engine)
@@ -212,7 +212,7 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
     assert snapshot.status == "finished" and reopened
     for tab, page in pages.items():
         assert page.version == snapshot.version
-        assert page.regions == Viewer(RoomLive(), snapshot, tab.seat, "en", everyone).page_regions()
+        assert page.regions == Viewer(RoomLive(), snapshot, tab.seat, "en", seated).page_regions()
 
 
 def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings) -> None:
