@@ -815,17 +815,16 @@ class RegionCache:
         key = (locale, region)
         with self._guard:
             entries = self._entries.setdefault(key, [])
-            order = list(range(len(entries)))
-            hinted = next((index for index, entry in enumerate(entries) if entry is hint), 0)
-            if hinted:
-                order.insert(0, order.pop(hinted))
-            for index in order:
-                entry = entries[index]
-                if _same_inputs(entry, context):
-                    if index:
-                        entries.insert(0, entries.pop(index))
-                    entry.used = self._generation
-                    return entry
+            looked_at = None  # the hint, once compared (first is looked at first anyway)
+            if hint is not None and entries and entries[0] is not hint:
+                looked_at = hint
+                if _same_inputs(hint, context):
+                    kept = next((index for index, entry in enumerate(entries) if entry is hint), None)
+                    if kept is not None:  # else let go since: not the cache's any more
+                        return self._used(entries, kept)
+            for index, entry in enumerate(entries):
+                if entry is not looked_at and _same_inputs(entry, context):
+                    return self._used(entries, index)
         html, reads, fragments = self._draw(env, template, context)
         recorded = _recorded_reads(reads)
         with self._guard:
@@ -842,6 +841,14 @@ class RegionCache:
             self.renders_of[region] += 1
             entries.insert(0, entry)
             del entries[self.KEEP :]
+        return entry
+
+    def _used(self, entries: list[Rendering], index: int) -> Rendering:
+        """``entries[index]``, found for a viewer: put first and marked used (under the guard)."""
+        entry = entries[index]
+        if index:
+            entries.insert(0, entries.pop(index))
+        entry.used = self._generation
         return entry
 
     def html(self, env: Environment, template: str, context: SeatContext, rendering: Rendering) -> Html:
