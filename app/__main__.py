@@ -11,6 +11,7 @@ import uvicorn
 from app.collector import Collector
 from app.config import get_settings
 from app.web.app import create_app
+from app.web.handshakes import PacedHttpProtocol
 
 
 def main() -> None:
@@ -31,6 +32,8 @@ def main() -> None:
         port=settings.port,
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
+        # a crowd's WebSocket handshakes a few at a time, the other rooms' moves in between (app/web/handshakes.py)
+        http=PacedHttpProtocol,
         # websockets' sans-I/O protocol: a socket holds ~25 KB where uvicorn's older websockets protocol
         # holds ~32 KB (two queues and the handshake kept for the socket's life), and it is the one
         # uvicorn keeps
