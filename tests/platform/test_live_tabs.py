@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
 from fastapi import WebSocket
 
-from app.web.live import Tab
-from app.web.live.fanout import OUTBOX_LIMIT
+from app.rooms import RoomService
+from app.web.live import LiveRooms, Tab
+from app.web.live.fanout import OUTBOX_LIMIT, PUSHES_PER_TURN
 
 T = TypeVar("T")
 
@@ -80,3 +82,40 @@ def test_a_tab_sends_in_order_and_closes_when_too_far_behind() -> None:
     texts, closed_with, closed = run(scenario)
     assert texts == ["m0", "m1", "m2"]
     assert closed_with == 4408 and closed
+
+
+def test_a_crowds_publish_leaves_the_loop_free_between_its_hundreds(service: RoomService) -> None:
+    """A move in a room of 250 spectators sends each its update, at most ``PUSHES_PER_TURN`` sends in
+    one turn of the event loop: another room's work runs between them (BENCHMARKS.md, the flood)."""
+    code, _, _ = service.seats.create_room("qe", 3, {}, "Ann")
+    service.seats.join(code, "Bo")
+    service.seats.join(code, "Ci")
+    service.seats.start(code, 0)
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        live = LiveRooms(service, bot_delay=0)
+        room = live.fanout.open(code)
+        crowd = [_open_tab() for _ in range(250)]
+        for tab, _ in crowd:
+            tab.seat = None
+            room.tabs.add(tab)
+        senders = [asyncio.create_task(tab.send_pushes()) for tab, _ in crowd]
+        sent_by_turn: list[int] = []  # sends so far, at each turn another task got
+
+        async def other_room() -> None:
+            while True:
+                sent_by_turn.append(sum(len(socket.texts) for _, socket in crowd))
+                await asyncio.sleep(0)
+
+        watching = asyncio.create_task(other_room())
+        await live.fanout.publish(code)
+        await _until(lambda: all(socket.texts for _, socket in crowd))
+        watching.cancel()
+        for sender in senders:
+            sender.cancel()
+        return sent_by_turn, [len(socket.texts) for _, socket in crowd]
+
+    sent_by_turn, texts = run(scenario)
+    assert texts == [1] * 250  # each spectator its page, once
+    steps = [after - before for before, after in itertools.pairwise(sent_by_turn)]
+    assert max(steps) <= PUSHES_PER_TURN < 250, steps  # never the whole crowd in one turn
