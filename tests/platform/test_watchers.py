@@ -139,3 +139,52 @@ def test_a_page_opened_again_is_told_what_happened_since_its_last_visit(
             time.sleep(0.05)
     assert len(notes) == 1 and "While you were away:" in notes[0]
     assert "Who they were about: " in notes[0] and "Bob (" in notes[0]
+
+
+def test_a_show_of_crowds_looks_only_at_rooms_whose_crowd_may_have_changed(
+    client: TestClient, toy_game: str
+) -> None:
+    """Every few seconds the timer shows who is watching; a room where no tab opened or closed, no
+    other process's crowd changed and nobody wrote costs nothing (1000 rooms were ~15 ms a show)."""
+    live: LiveRooms = client.app.state.live  # type: ignore[attr-defined]
+    rooms = [
+        client.post("/api/rooms", json={"game": toy_game, "players": 2, "name": "Ann"}).json() for _ in "ab"
+    ]
+    (first, ann), (second, bea) = ((room["code"], room["token"]) for room in rooms)
+    looked: list[str] = []
+    show_one = live.timers._show_crowd
+
+    async def looking(code: str) -> None:
+        looked.append(code)
+        await show_one(code)
+
+    live.timers._show_crowd = looking  # type: ignore[method-assign]
+    with (
+        client.websocket_connect(
+            f"/ws/rooms/{first}", headers={"cookie": f"bourse_seat_{first}={ann}"}
+        ) as seat,
+        client.websocket_connect(
+            f"/ws/rooms/{second}", headers={"cookie": f"bourse_seat_{second}={bea}"}
+        ) as other,
+    ):
+        received(seat), received(other)
+        seat.portal.call(live.timers.show_crowds)
+        assert sorted(looked) == sorted([first, second])  # a tab opened in each
+        looked.clear()
+        seat.portal.call(live.timers.show_crowds)
+        assert looked == []
+        with client.websocket_connect(f"/ws/rooms/{second}") as spectator:
+            received(spectator)
+            seat.portal.call(live.timers.show_crowds)
+            assert looked == [second]
+            assert "1 spectator is watching" in "".join(watchers_lines(received(other)))
+            assert watchers_lines(received(seat)) == []
+        looked.clear()
+        seat.portal.call(
+            live.remote.heard, {"from": "p2", "kind": "presence", "room": first, "seats": [], "spectators": 2}
+        )
+        seat.portal.call(live.timers.show_crowds)
+        assert (
+            second in looked and first in looked
+        )  # the spectator left the one, another process's crowd came to the other
+        assert "2 spectators are watching" in "".join(watchers_lines(received(seat)))

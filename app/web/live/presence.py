@@ -59,6 +59,8 @@ class Presence:
         self._elsewhere: dict[str, dict[str, frozenset[int]]] = {}  # room -> process -> seats it has tabs for
         self._crowds: dict[str, dict[str, Crowd]] = {}  # room -> process -> who watches there
         self._wrote: set[str] = set()  # rooms with chat lines since their spectators were last named
+        # rooms whose crowd may have changed since it was last shown (timers.py shows only those)
+        self._crowd_changed: set[str] = set()
 
     def connected_here(self, code: str) -> frozenset[int]:
         """The seats with a tab open on this process."""
@@ -125,8 +127,19 @@ class Presence:
             if not remote:
                 del self._elsewhere[code]
 
+    def tabs_changed(self, code: str) -> None:
+        """A tab of the room opened or closed here: its crowd may have changed, and a new tab is shown it."""
+        self._crowd_changed.add(code)
+
+    def crowd_changes(self) -> list[str]:
+        """The rooms whose crowd may have changed since this was last asked (each given once)."""
+        changed = list(self._crowd_changed)
+        self._crowd_changed.clear()
+        return changed
+
     def crowd_elsewhere(self, code: str, origin: str, crowd: Crowd) -> None:
         """Process ``origin`` now has ``crowd`` watching the room."""
+        self._crowd_changed.add(code)
         remote = self._crowds.setdefault(code, {})
         if crowd.count:
             remote[origin] = crowd
@@ -138,6 +151,7 @@ class Presence:
     def wrote(self, code: str) -> None:
         """Someone wrote in the room's chat: a spectator may have given a name."""
         self._wrote.add(code)
+        self._crowd_changed.add(code)
 
     def names_stale(self, code: str) -> bool:
         """Whether the room's chat had lines since this was last asked (then it is asked afresh)."""
@@ -157,6 +171,8 @@ class Presence:
         """Drop the tabs of processes that died; the rooms they had seats in, each with the seats
         connected before."""
         for code, crowds in list(self._crowds.items()):
+            if origins & crowds.keys():
+                self._crowd_changed.add(code)
             for origin in origins:
                 crowds.pop(origin, None)
             if not crowds:
