@@ -4,8 +4,6 @@ unread, the loop's other work runs in between, and every one of them is answered
 from __future__ import annotations
 
 import asyncio
-import base64
-import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +13,7 @@ import httpx
 import pytest
 
 from app.web.handshakes import HandshakePacer
+from tests.platform.test_served_sockets import upgrade_request
 from tests.support import served
 
 
@@ -75,12 +74,27 @@ def connections(count: int) -> tuple[list[Transport], list[int], list[Callable[[
     return transports, started, [handshake(number) for number in range(count)]
 
 
-def test_a_crowd_of_handshakes_starts_two_a_turn_in_arrival_order() -> None:
+def paced(
+    per_turn: int, count: int, failing: int | None = None
+) -> tuple[Loop, HandshakePacer, list[Transport], list[int]]:
+    """``count`` connections asking for an upgrade at once, through a pacer of ``per_turn`` a turn: its
+    loop, the pacer, their transports and the handshakes started (``failing``: that one's raises)."""
     loop = Loop()
-    pacer = HandshakePacer(cast(asyncio.AbstractEventLoop, loop), per_turn=2, every=0.002)
-    transports, started, handshakes = connections(7)
+    pacer = HandshakePacer(cast(asyncio.AbstractEventLoop, loop), per_turn=per_turn, every=0.002)
+    transports, started, handshakes = connections(count)
+    if failing is not None:
+
+        def fail() -> None:
+            raise RuntimeError("a broken request")
+
+        handshakes[failing] = fail
     for transport, handshake in zip(transports, handshakes, strict=True):
         pacer.start(cast(asyncio.Transport, transport), handshake)
+    return loop, pacer, transports, started
+
+
+def test_a_crowd_of_handshakes_starts_two_a_turn_in_arrival_order() -> None:
+    loop, pacer, transports, started = paced(per_turn=2, count=7)
     assert started == [0, 1]  # at once: the turn had room
     assert [transport.reading for transport in transports] == [True, True] + [False] * 5
     loop.next_turn()
@@ -98,11 +112,7 @@ def test_a_crowd_of_handshakes_starts_two_a_turn_in_arrival_order() -> None:
 
 
 def test_a_connection_that_closed_while_waiting_takes_no_turn() -> None:
-    loop = Loop()
-    pacer = HandshakePacer(cast(asyncio.AbstractEventLoop, loop), per_turn=1, every=0.002)
-    transports, started, handshakes = connections(4)
-    for transport, handshake in zip(transports, handshakes, strict=True):
-        pacer.start(cast(asyncio.Transport, transport), handshake)
+    loop, _, transports, started = paced(per_turn=1, count=4)
     transports[1].closing = True
     loop.next_turn()
     assert started == [0, 2]  # 1 left: its place went to the next one
@@ -116,16 +126,7 @@ def test_a_connection_that_closed_while_waiting_takes_no_turn() -> None:
 
 
 def test_a_handshake_that_fails_leaves_the_others_their_turn() -> None:
-    loop = Loop()
-    pacer = HandshakePacer(cast(asyncio.AbstractEventLoop, loop), per_turn=2, every=0.002)
-    transports, started, handshakes = connections(5)
-
-    def failing() -> None:
-        raise RuntimeError("a broken request")
-
-    handshakes[2] = failing
-    for transport, handshake in zip(transports, handshakes, strict=True):
-        pacer.start(cast(asyncio.Transport, transport), handshake)
+    loop, _, _, started = paced(per_turn=2, count=5, failing=2)
     loop.timers.pop()()
     (first, first_args), (second, second_args) = loop.soon
     loop.soon = []
@@ -134,20 +135,6 @@ def test_a_handshake_that_fails_leaves_the_others_their_turn() -> None:
     second(*second_args)
     loop.next_turn()
     assert started == [0, 1, 3, 4]
-
-
-def upgrade_request(url: str, path: str) -> bytes:
-    host, port = url.removeprefix("http://").split(":")
-    lines = [
-        f"GET {path} HTTP/1.1",
-        f"Host: {host}:{port}",
-        "Upgrade: websocket",
-        "Connection: Upgrade",
-        f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}",
-        "Sec-WebSocket-Version: 13",
-        f"Origin: {url}",
-    ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
 def test_a_crowd_opening_sockets_at_once_is_answered_and_a_page_is_not_held_behind_it(tmp_path: Path) -> None:

@@ -12,23 +12,27 @@ import httpx
 from tests.support import served
 
 
+def upgrade_request(url: str, path: str, extensions: str | None = None) -> bytes:
+    """A browser's WebSocket handshake request for ``path`` on the server at ``url``."""
+    host, port = url.removeprefix("http://").split(":")
+    lines = [
+        f"GET {path} HTTP/1.1",
+        f"Host: {host}:{port}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}",
+        "Sec-WebSocket-Version: 13",
+        *([f"Sec-WebSocket-Extensions: {extensions}"] if extensions else []),
+        f"Origin: {url}",
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
 def handshake_answer(url: str, path: str, extensions: str) -> bytes:
     """The head of the server's answer to a browser's WebSocket handshake on ``path``."""
     host, port = url.removeprefix("http://").split(":")
-    request = "\r\n".join(
-        [
-            f"GET {path} HTTP/1.1",
-            f"Host: {host}:{port}",
-            "Upgrade: websocket",
-            "Connection: Upgrade",
-            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}",
-            "Sec-WebSocket-Version: 13",
-            f"Sec-WebSocket-Extensions: {extensions}",
-            f"Origin: {url}",
-        ]
-    )
     with socket.create_connection((host, int(port)), timeout=10) as connection:
-        connection.sendall((request + "\r\n\r\n").encode())
+        connection.sendall(upgrade_request(url, path, extensions))
         answer = b""
         while b"\r\n\r\n" not in answer:
             chunk = connection.recv(4096)
