@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import random
 from html.parser import HTMLParser
-from typing import cast
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -19,18 +19,19 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from app.config import Settings
-from app.games.base import random_bot_action
+from app.games.base import random_bot_action, visible_events
 from app.games.registry import ENGINES
 from app.i18n import LOCALES
 from app.rooms import RoomService
 from app.web.app import create_app
-from app.web.live import LiveRooms, RoomLive, Tab, Viewer
+from app.web.live import LiveRooms, RoomLive, Tab, Viewer, fanout
 from app.web.live.fanout import bring_up_to_date
 from app.web.render import (
     FragmentCache,
     RegionCache,
     Table,
     environment,
+    event_line,
     public_regions,
     region_html,
     render_regions,
@@ -269,6 +270,51 @@ def test_spectators_come_and_go_without_pushes_to_anyone_else(settings: Settings
         assert second_tab.receive_text() and received(seat_tab) == []  # Ann was already online
         client.post(f"/api/rooms/{code}/join", json={"name": "Bob"})
         assert all(received(spectator) for spectator in spectators)  # a new seat: everyone sees it
+
+
+def test_a_moves_new_log_lines_are_made_once_a_language_whoever_reads_them(
+    service: RoomService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game-log line is the same for every viewer who may read it in one language: a publish makes
+    each new one once a language, not once a tab (five seats and the spectators in English, one
+    seat's second tab in Chinese)."""
+    code, _, _ = service.seats.create_room("tulipmania-1637", 5, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    room = RoomLive()
+    tabs = [Tab(socket=cast(WebSocket, None), seat=seat, locale="en") for seat in [None, *range(5)]]
+    tabs.append(Tab(socket=cast(WebSocket, None), seat=2, locale="zh_Hant"))
+    pages = {tab: TabPage() for tab in tabs}
+    made: list[tuple[int, str]] = []
+
+    def counted(event: dict[str, Any], locale: str, *rest: Any) -> str:
+        made.append((id(event), locale))
+        return event_line(event, locale, *rest)
+
+    monkeypatch.setattr(fanout, "event_line", counted)
+    checked = 0
+    for _ in range(40):
+        snapshot = service.load(code)
+        before = {tab: tab.events_seen for tab in tabs}
+        made.clear()
+        for tab, message in room.plan(snapshot, tabs, frozenset(range(5)), frozenset(), everyone=True):
+            pages[tab].apply(message)
+        if all(seen for seen in before.values()):  # each tab was sent only what the move added
+            expected = {
+                (id(event), tab.locale)
+                for tab in tabs
+                for event in visible_events({"events": snapshot.events_since(before[tab]) or []}, tab.seat)
+            }
+            assert sorted(made) == sorted(expected)
+            checked += bool(expected)
+        if not service.turns.bot_step(code):
+            break
+    assert checked > 10
+    for tab, page in pages.items():
+        assert (
+            page.regions
+            == Viewer(RoomLive(), snapshot, tab.seat, tab.locale, frozenset(range(5))).page_regions()
+        )
 
 
 def test_an_action_renders_each_changed_region_once_per_distinct_input(settings: Settings) -> None:

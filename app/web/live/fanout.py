@@ -283,13 +283,27 @@ class Viewer:
     def has_log(self) -> bool:
         return self.snapshot.status != "waiting"
 
-    def lines(self, events: list[dict[str, Any]]) -> list[str]:
-        """The lines of ``events`` this viewer may read, newest first."""
+    def lines(
+        self, events: list[dict[str, Any]], made: dict[tuple[int, str], str] | None = None
+    ) -> list[str]:
+        """The lines of ``events`` this viewer may read, newest first. ``made``: lines already made of
+        these events for other viewers of this version, by event and language (a line is the same for
+        every viewer who may read it); keyed by the event's identity, so only for events the caller
+        keeps alive meanwhile (a snapshot's recent ones)."""
         visible = visible_events({"events": events}, self.seat)
-        return [
-            event_line(event, self.locale, self.snapshot.game, self.table.name_of)
-            for event in reversed(visible)
-        ]
+        if made is None:
+            return [
+                event_line(event, self.locale, self.snapshot.game, self.table.name_of)
+                for event in reversed(visible)
+            ]
+        lines = []
+        for event in reversed(visible):
+            key = (id(event), self.locale)
+            line = made.get(key)
+            if line is None:
+                line = made[key] = event_line(event, self.locale, self.snapshot.game, self.table.name_of)
+            lines.append(line)
+        return lines
 
     @property
     def page_ready(self) -> bool:
@@ -427,13 +441,14 @@ class RoomLive:
 def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
     """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
     messages: dict[tuple[Any, ...], tuple[str, Mapping[str, Rendering], int]] = {}
+    lines: dict[tuple[int, str], str] = {}  # the new game-log lines, made once a language (``Viewer.lines``)
     out = []
     for tab in tabs:
         viewer = viewers[tab]
         version = viewer.snapshot.version
         key = (id(viewer), id(tab.sent), tab.version, tab.events_seen, tab.page_version == version)
         if key not in messages:
-            messages[key] = _message_for(tab, viewer)
+            messages[key] = _message_for(tab, viewer, lines)
         message, sent, events_seen = messages[key]
         tab.sent, tab.version, tab.events_seen = sent, version, events_seen
         if message:
@@ -441,7 +456,9 @@ def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[
     return out
 
 
-def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Rendering], int]:
+def _message_for(
+    tab: Tab, viewer: Viewer, lines: dict[tuple[int, str], str]
+) -> tuple[str, Mapping[str, Rendering], int]:
     snapshot = viewer.snapshot
     regions = viewer.regions
     if not tab.sent and tab.page_version == snapshot.version:
@@ -460,7 +477,7 @@ def _message_for(tab: Tab, viewer: Viewer) -> tuple[str, Mapping[str, Rendering]
             if added is None:  # fell too far behind for the recent events: the whole log
                 message += oob_fragments({EVENTS: viewer.events_html()})
             else:
-                message += events_added(viewer.lines(added))
+                message += events_added(viewer.lines(added, lines))  # the snapshot keeps ``added``
     if snapshot.version != tab.version:
         message += version_marker(snapshot.version)  # the table moved on: old errors go
     return message, regions, snapshot.events_total
