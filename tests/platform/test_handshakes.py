@@ -11,8 +11,9 @@ from typing import Any, cast
 
 import httpx
 import pytest
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from app.web.handshakes import HandshakePacer
+from app.web.handshakes import HandshakePacer, PacedHttpProtocol
 from tests.platform.test_served_sockets import upgrade_request
 from tests.support import served
 
@@ -135,6 +136,13 @@ def test_a_handshake_that_fails_leaves_the_others_their_turn() -> None:
     second(*second_args)
     loop.next_turn()
     assert started == [0, 1, 3, 4]
+
+
+def test_uvicorns_protocol_still_upgrades_through_the_method_the_pacer_takes_over() -> None:
+    """``PacedHttpProtocol`` paces by overriding uvicorn's ``handle_websocket_upgrade``: if a new uvicorn
+    upgraded some other way, every handshake would start at once again, and nothing else would say so."""
+    assert "handle_websocket_upgrade" in HttpToolsProtocol.data_received.__code__.co_names
+    assert PacedHttpProtocol.handle_websocket_upgrade is not HttpToolsProtocol.handle_websocket_upgrade
 
 
 def test_a_crowd_opening_sockets_at_once_is_answered_and_a_page_is_not_held_behind_it(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ class LiveRooms:
         new_here = tab.seat is not None and tab.seat not in room.connected()
         newly_present = new_here and tab.seat not in self.presence.elsewhere(code)
         room.tabs.add(tab)
-        self.presence.tabs_changed(code)
+        self.presence.crowd_may_have_changed(code)
         if new_here:
             await self.remote.announce_presence(code)
         if newly_present and tab.seat is not None:
@@ -93,7 +93,7 @@ class LiveRooms:
         if room is None:
             return
         room.tabs.discard(tab)
-        self.presence.tabs_changed(code)
+        self.presence.crowd_may_have_changed(code)
         tab.outbox.put_nowait(None)
         gone_here = tab.seat is not None and tab.seat not in room.connected()
         gone = gone_here and tab.seat not in self.presence.elsewhere(code)

@@ -290,14 +290,9 @@ class Viewer:
         these events for other viewers of this version, by event and language (a line is the same for
         every viewer who may read it); keyed by the event's identity, so only for events the caller
         keeps alive meanwhile (a snapshot's recent ones)."""
-        visible = visible_events({"events": events}, self.seat)
-        if made is None:
-            return [
-                event_line(event, self.locale, self.snapshot.game, self.table.name_of)
-                for event in reversed(visible)
-            ]
+        made = {} if made is None else made
         lines = []
-        for event in reversed(visible):
+        for event in reversed(visible_events({"events": events}, self.seat)):
             key = (id(event), self.locale)
             line = made.get(key)
             if line is None:

@@ -127,8 +127,9 @@ class Presence:
             if not remote:
                 del self._elsewhere[code]
 
-    def tabs_changed(self, code: str) -> None:
-        """A tab of the room opened or closed here: its crowd may have changed, and a new tab is shown it."""
+    def crowd_may_have_changed(self, code: str) -> None:
+        """A tab of the room opened or closed here (a new tab is to be shown the crowd), or its showing
+        failed: the timer shows the room's crowd at its next show."""
         self._crowd_changed.add(code)
 
     def crowd_changes(self) -> list[str]:

@@ -134,7 +134,7 @@ class Timers:
                 pending.pop()
         finally:
             for code in pending:  # what a failure left: shown at the next tick
-                self.presence.tabs_changed(code)
+                self.presence.crowd_may_have_changed(code)
 
     async def _show_crowd(self, code: str) -> None:
         room = self.fanout.rooms.get(code)
