@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import random
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, TypeVar, cast
 
+import pytest
 from fastapi import WebSocket
+from starlette.concurrency import run_in_threadpool
 
-from app.rooms import RoomService
-from app.web.live import LiveRooms, Tab
+from app.games.base import random_legal_action
+from app.rooms import RoomService, RoomSnapshot
+from app.web.live import LiveRooms, Tab, fanout
 from app.web.live.fanout import OUTBOX_LIMIT, PUSHES_PER_TURN
 
 T = TypeVar("T")
@@ -119,3 +124,61 @@ def test_a_crowds_publish_leaves_the_loop_free_between_its_hundreds(service: Roo
     assert texts == [1] * 250  # each spectator its page, once
     steps = [after - before for before, after in itertools.pairwise(sent_by_turn)]
     assert max(steps) <= PUSHES_PER_TURN < 250, steps  # never the whole crowd in one turn
+
+
+def test_a_rooms_move_is_planned_on_the_loop_and_what_reads_in_a_worker_thread(
+    service: RoomService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move brings a room's few tabs along without a worker thread (rendering holds the interpreter's
+    lock there as much as on the loop); what may read the database (tabs that need their whole page,
+    tabs behind the events a snapshot keeps) and a crowd still go to one."""
+    code, _, host = service.seats.create_room("qe", 3, {}, "Ann")
+    tokens = [host, service.seats.join(code, "Bo")[1], service.seats.join(code, "Ci")[1]]
+    service.seats.start(code, 0)
+    in_worker: list[str] = []
+
+    async def counted(call: Callable[..., T], *args: Any) -> T:
+        in_worker.append(getattr(call, "__name__", repr(call)))
+        return await run_in_threadpool(call, *args)
+
+    monkeypatch.setattr(fanout, "run_in_threadpool", counted)
+
+    def move() -> RoomSnapshot:
+        snapshot = service.load(code)
+        seat = snapshot.to_act()[0]
+        action = random_legal_action(snapshot.legal(seat), random.Random(seat))
+        return service.turns.act_as(code, tokens[seat], snapshot.version, action)
+
+    async def scenario() -> list[list[str]]:
+        live = LiveRooms(service, bot_delay=0)
+        room = live.fanout.open(code)
+        tabs = [_open_tab() for _ in range(4)]
+        for seat, (tab, _) in zip([0, 1, 2, None], tabs, strict=True):
+            tab.seat = seat
+            room.tabs.add(tab)
+        steps = []
+        await live.fanout.publish(code)  # fresh tabs: their pages, the log read
+        steps.append(list(in_worker))
+        for _ in range(3):
+            in_worker.clear()
+            await live.fanout.publish(code, changed=move())
+            steps.append(list(in_worker))
+        in_worker.clear()
+        after = move()  # as a snapshot keeping none of its events: the tabs need the log read
+        await live.fanout.publish(code, changed=replace(after, recent_events=()))
+        steps.append(list(in_worker))
+        in_worker.clear()
+        crowd = [_open_tab() for _ in range(fanout.LOOP_PLAN_TABS)]
+        for tab, _ in crowd:
+            tab.seat, tab.sent, tab.version = None, tabs[3][0].sent, tabs[3][0].version
+            tab.events_seen = tabs[3][0].events_seen
+            room.tabs.add(tab)
+        await live.fanout.publish(code, changed=move())
+        steps.append(list(in_worker))
+        return steps
+
+    first, *moves, behind, crowd = run(scenario)
+    assert first == ["load", "plan"]
+    assert moves == [[], [], []]
+    assert behind == ["plan"]
+    assert crowd == ["plan"]

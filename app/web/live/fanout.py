@@ -16,8 +16,11 @@ Its invariants (what a change to publishing must keep):
 * **ordered per room**: a room's publishes run one at a time (``RoomLive.lock``), so a tab's record
   of what it was sent (``Tab.sent``, ``version``, ``events_seen``) is never overtaken by an older
   publish; a publish never goes back to a snapshot older than the room's last one (``latest``);
-* **the work runs in a worker thread** (reading the room, rendering, diffing: ``plan``); the event
-  loop only pushes the finished messages;
+* **nothing on the event loop waits for the database**: a publish that may read (the room, a tab's
+  whole game log, the group's score) and a crowd's (its many tabs' messages) are planned in a worker
+  thread; a room's usual move, a few tabs brought along a version from what they show, is planned
+  on the loop (``RoomLive.plans_on_loop``: rendering is pure Python, which holds the interpreter's
+  lock in a worker thread as much as on the loop, so the hop there and back only added its cost);
 * **each tab has its own outbox** and sender task: a slow reader never holds up the room, and one
   that falls ``OUTBOX_LIMIT`` messages behind is closed with code 4408 (its page reconnects and is
   sent everything afresh).
@@ -67,6 +70,12 @@ OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to
 # Tabs pushed to in one turn of the event loop: each push wakes its tab's sender, and a crowd's
 # thousand sends in one turn (~70 ms) held every other room's moves; spread out, they wait a few ms.
 PUSHES_PER_TURN = 100
+# A publish to at most this many tabs that reads nothing is planned on the event loop: a room of five
+# seats' tabs and a few spectators' (a Q.E. move's plan takes ~1-3 ms of CPU, and in a worker thread
+# it held the interpreter's lock as long, plus the hop: ~0.1 ms of CPU, and the lock's hand-offs).
+# A crowd's plan may take longer than the interpreter's switch interval: in a worker thread the loop
+# still gets the lock every 5 ms.
+LOOP_PLAN_TABS = 16
 # what a fresh tab was sent: shared, so fresh tabs share their first message
 NOTHING_SENT: Mapping[str, Rendering] = MappingProxyType({})
 
@@ -229,8 +238,7 @@ class Viewer:
         self.seat = seat
         self.locale = locale
         if shared is None:
-            match = room.match_of(snapshot) if room.match_of is not None else None
-            shared = room_table(snapshot, connected, away, match)
+            shared = room_table(snapshot, connected, away, room.match_at(snapshot))
         self.table = seat_table(shared, snapshot, seat)
         context = spectators if seat is None and spectators is not None else self._context()
         engine, status = snapshot.engine, snapshot.status
@@ -337,6 +345,7 @@ class RoomLive:
     players: list[dict[str, Any]] = field(default_factory=list)
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
+    match: tuple[str, Any] | None = None  # (the room's status, ``match_of`` at it): see ``match_at``
 
     def connected(self) -> frozenset[int]:
         return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
@@ -375,13 +384,46 @@ class RoomLive:
     def shared_table(self, snapshot: RoomSnapshot, connected: frozenset[int], away: frozenset[int]) -> Table:
         """The table every viewer shares at this version and presence: made once, not once per viewer."""
         if self.table is None or self.table[0] is not snapshot:
-            match = self.match_of(snapshot) if self.match_of is not None else None
-            table = room_table(snapshot, connected, away, match)
+            table = room_table(snapshot, connected, away, self.match_at(snapshot))
             if table.players == self.players:
                 table.players = self.players
             self.players = table.players
             self.table = (snapshot, table)
         return self.table[1]
+
+    def match_at(self, snapshot: RoomSnapshot) -> Any:
+        """The group's running score at ``snapshot`` (``match_of``), asked again only when the room's
+        status changes: the score moves only when this room's game ends, and asking may read the
+        database (the room's predecessors, once a process, or again once many rooms pushed them out)."""
+        if self.match_of is None:
+            return None
+        if self.match is None or self.match[0] != snapshot.status:
+            self.match = (snapshot.status, self.match_of(snapshot))
+        return self.match[1]
+
+    def plans_on_loop(self, snapshot: RoomSnapshot, tabs: list[Tab]) -> bool:
+        """Whether ``plan`` may bring ``tabs`` to ``snapshot`` on the event loop: they are few, and it
+        reads nothing from the database: the group's score is known at the snapshot's status, and each
+        tab shows the regions of that status and the game log but for the snapshot's recent events
+        (else its message carries its whole page or log, read from the database)."""
+        if len(tabs) > LOOP_PLAN_TABS:
+            return False
+        if self.match_of is not None and (self.match is None or self.match[0] != snapshot.status):
+            return False
+        regions = {region for region, _ in region_templates(snapshot.engine, snapshot.status)}
+        has_log = snapshot.status != "waiting"
+        for tab in tabs:
+            if not tab.sent and tab.page_version == snapshot.version:
+                continue  # its page shows this version: it is sent who is here, nothing read
+            if tab.sent.keys() != regions:
+                return False
+            if (
+                has_log
+                and tab.events_seen != snapshot.events_total
+                and snapshot.events_since(tab.events_seen) is None
+            ):
+                return False
+        return True
 
     def public_regions(
         self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
@@ -537,7 +579,10 @@ class Fanout:
         away = self.audience.away(code, snapshot, connected)
 
         everyone = len(tabs) == len(room.tabs)
-        planned = await run_in_threadpool(room.plan, snapshot, tabs, connected, away, everyone)
+        if room.plans_on_loop(snapshot, tabs):
+            planned = room.plan(snapshot, tabs, connected, away, everyone)
+        else:
+            planned = await run_in_threadpool(room.plan, snapshot, tabs, connected, away, everyone)
         for number, (tab, message) in enumerate(planned, 1):
             tab.push(message)
             if number % PUSHES_PER_TURN == 0 and number < len(planned):
