@@ -5,6 +5,8 @@ Transcribed from ``shared/rulings/qe.md`` (which corrects the seed rulebook's sc
 
 from __future__ import annotations
 
+from functools import cache
+
 from app.games.base import N_
 
 GAME_ID = "qe"
@@ -95,8 +97,10 @@ def industry_tokens(players: int) -> list[str]:
     return list(INDUSTRIES) if players == 5 else [i for i in INDUSTRIES if i != GOVERNMENT]
 
 
+@cache
 def auction_count(players: int) -> int:
-    """16 auctions with 3–4 players, 15 with 5 (one per company tile)."""
+    """16 auctions with 3–4 players, 15 with 5 (one per company tile); counted once a player count,
+    as every view asks it three times."""
     return len(tiles_in_play(players))
 
 
