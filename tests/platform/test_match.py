@@ -8,9 +8,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from app.rooms import MatchScore, RoomService
+from app.rooms import MatchScore, RoomService, RoomSnapshot
 from app.web.app import create_app
 from app.web.deps import seat_cookie
+from app.web.live import RoomLive
 from app.web.render import Table, render_page
 
 
@@ -91,6 +92,39 @@ def test_the_match_score_counts_wins_across_the_games(service: RoomService, toy_
     # Another service (another process) reads the same score from the database.
     other = RoomService(service.db, service.engines)
     assert other.records.match_score(other.load(third)) == MatchScore(3, (1, 2, 0))
+
+
+def test_a_live_room_asks_the_match_score_once_a_status(service: RoomService, toy_game: str) -> None:
+    """Every publish's table carries the group's score (``RoomLive.match_at``); it moves only when the
+    room's game ends, so it is asked again only when the room's status changes (asking may read the
+    database, and a room's usual move is planned on the event loop)."""
+    code, tokens = three_people(service, toy_game)
+    play_toy_game(service, code, 0)
+    second, _ = service.records.play_again(code, 0, tokens[0])
+    asked: list[str] = []
+
+    def match_of(snapshot: RoomSnapshot) -> MatchScore | None:
+        asked.append(snapshot.status)
+        return service.records.match_score(snapshot)
+
+    room = RoomLive(match_of=match_of)
+    shown = []
+
+    def publish() -> None:
+        snapshot = service.load(second)
+        table = room.shared_table(snapshot, frozenset(), frozenset())
+        assert table.match == service.records.match_score(snapshot)
+        shown.append(table.match)
+
+    publish()
+    service.seats.start(second, 0)
+    while service.load(second).status == "playing":
+        publish()
+        seat = service.load(second).to_act()[0]
+        service.turns.act(second, seat, service.load(second).version, {"type": "pick", "number": 3 - seat})
+    publish()
+    assert asked == ["waiting", "playing", "finished"]
+    assert shown[0] == shown[-2] == MatchScore(1, (1, 0, 0)) and shown[-1] == MatchScore(2, (2, 0, 0))
 
 
 def test_the_match_score_partial_names_each_seat_and_its_wins() -> None:
