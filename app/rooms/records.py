@@ -142,6 +142,8 @@ class Records:
         """The score of the chain ending with finished room ``code``."""
         with self._guard:
             known = self._scores.get(code)
+            if known is not None:
+                self._scores.move_to_end(code)
         if known is not None:
             return known
         with self.writer.db.read() as session:
@@ -166,6 +168,7 @@ class Records:
         """The room whose "Play again" made this one (fixed when the room is made)."""
         with self._guard:
             if code in self._previous:
+                self._previous.move_to_end(code)  # the rooms asked about last are kept, as the writer's are
                 return self._previous[code]
         with self.writer.db.read() as session:
             previous = session.execute(

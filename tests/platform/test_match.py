@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from app.rooms import MatchScore, RoomService, RoomSnapshot
+from app.rooms import MatchScore, RoomService, RoomSnapshot, records
 from app.web.app import create_app
 from app.web.deps import seat_cookie
 from app.web.live import RoomLive
@@ -125,6 +126,33 @@ def test_a_live_room_asks_the_match_score_once_a_status(service: RoomService, to
     publish()
     assert asked == ["waiting", "playing", "finished"]
     assert shown[0] == shown[-2] == MatchScore(1, (1, 0, 0)) and shown[-1] == MatchScore(2, (2, 0, 0))
+
+
+def test_the_rooms_asked_about_last_keep_their_match_known(
+    service: RoomService, toy_game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which room led to which is read once and kept for the rooms asked about last (``HOT_ROOMS`` of
+    them, as the writer keeps snapshots): a room asked about again stays known while others come."""
+    monkeypatch.setattr(records, "HOT_ROOMS", 3)
+    code, tokens = three_people(service, toy_game)
+    play_toy_game(service, code, 0)
+    second, _ = service.records.play_again(code, 0, tokens[0])
+    others = [three_people(service, toy_game)[0] for _ in range(3)]
+    rooms = {room: service.load(room) for room in [second, *others]}
+    reads: list[str] = []
+    read = service.db.read
+
+    def counted() -> Any:
+        reads.append("read")
+        return read()
+
+    monkeypatch.setattr(service.db, "read", counted)
+    for other in others:
+        service.records.match_score(rooms[second])
+        service.records.match_score(rooms[other])
+    assert len(reads) == 2 + len(others)  # the first room's score and what led to it, each other room
+    service.records.match_score(rooms[second])
+    assert len(reads) == 2 + len(others)  # still known: no read
 
 
 def test_the_match_score_partial_names_each_seat_and_its_wins() -> None:
