@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -411,19 +412,7 @@ class RoomLive:
         if self.match_of is not None and (self.match is None or self.match[0] != snapshot.status):
             return False
         regions = {region for region, _ in region_templates(snapshot.engine, snapshot.status)}
-        has_log = snapshot.status != "waiting"
-        for tab in tabs:
-            if not tab.sent and tab.page_version == snapshot.version:
-                continue  # its page shows this version: it is sent who is here, nothing read
-            if tab.sent.keys() != regions:
-                return False
-            if (
-                has_log
-                and tab.events_seen != snapshot.events_total
-                and snapshot.events_since(tab.events_seen) is None
-            ):
-                return False
-        return True
+        return all(_catch_up(tab, snapshot, regions) in (SEATS, CHANGES) for tab in tabs)
 
     def public_regions(
         self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
@@ -493,15 +482,40 @@ def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[
     return out
 
 
+# How a tab is brought to a version (``_catch_up``); the last two read the database (the game log).
+SEATS = "seats"  # its page shows this version: it is sent who is here (presence may have changed since)
+CHANGES = "changes"  # its regions that changed and the log's new lines, all at hand
+PAGE = "page"  # its regions are not this status's (or it has none yet): its whole page, log included
+LOG = "log"  # it fell behind the snapshot's recent events: its changed regions and the whole log
+
+
+def _catch_up(tab: Tab, snapshot: RoomSnapshot, regions: AbstractSet[str]) -> str:
+    """How ``tab`` is brought to ``snapshot``, whose page has ``regions``: what ``_message_for`` sends
+    and what ``RoomLive.plans_on_loop`` asks (whether that reads the database)."""
+    if not tab.sent and tab.page_version == snapshot.version:
+        return SEATS
+    if tab.sent.keys() != regions:
+        return PAGE
+    has_log = snapshot.status != "waiting"
+    if (
+        has_log
+        and tab.events_seen != snapshot.events_total
+        and snapshot.events_since(tab.events_seen) is None
+    ):
+        return LOG
+    return CHANGES
+
+
 def _message_for(
     tab: Tab, viewer: Viewer, lines: dict[tuple[int, str], str]
 ) -> tuple[str, Mapping[str, Rendering], int]:
     snapshot = viewer.snapshot
     regions = viewer.regions
-    if not tab.sent and tab.page_version == snapshot.version:
+    way = _catch_up(tab, snapshot, regions.keys())
+    if way == SEATS:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments(viewer.html(["seats"]))  # presence may have changed since
-    elif tab.sent.keys() != regions.keys():
+        message = oob_fragments(viewer.html(["seats"]))
+    elif way == PAGE:
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
         message = oob_fragments(
@@ -509,12 +523,11 @@ def _message_for(
                 region for region, rendering in regions.items() if tab.sent[region].digest != rendering.digest
             )
         )
-        if viewer.has_log and tab.events_seen != snapshot.events_total:
-            added = snapshot.events_since(tab.events_seen)
-            if added is None:  # fell too far behind for the recent events: the whole log
-                message += oob_fragments({EVENTS: viewer.events_html()})
-            else:
-                message += events_added(viewer.lines(added, lines))  # the snapshot keeps ``added``
+        if way == LOG:
+            message += oob_fragments({EVENTS: viewer.events_html()})
+        elif viewer.has_log and tab.events_seen != snapshot.events_total:
+            added = snapshot.events_since(tab.events_seen) or []
+            message += events_added(viewer.lines(added, lines))  # the snapshot keeps ``added``
     if snapshot.version != tab.version:
         message += version_marker(snapshot.version)  # the table moved on: old errors go
     return message, regions, snapshot.events_total
