@@ -5,11 +5,12 @@ room facts such as names), so a template cannot leak what the engine redacted. E
 table is rendered on its own so a push can replace just the regions that changed, and only when what
 its template read changed (``RegionCache``); the game log is a platform region pushed line by line.
 
-A region is *public* or *private*. A public region (the seats, and each game's
+A region is *public* or *private*. A public region (the seats, whose turn it is, and each game's
 ``GameInfo.public_regions``) is rendered from the spectators' context only — their view, no legal
 actions, no seat — so it can carry nothing secret and is the same bytes for every viewer in one
 language: rendered once per version and shared by every tab. What depends on who is looking ("you",
-the host's buttons) is shown by the page itself. A private region (the status, the lobby, a game's
+the host's buttons) is shown by the page itself, and so is whose turn it is on the seats and the
+players' rows: most moves pass the turn, and the regions showing it would be drawn again for each. A private region (the status, the lobby, a game's
 decision and hand) is rendered from one seat's context and is kept small.
 """
 
@@ -267,7 +268,7 @@ class Table:
 EVENTS = "events"  # the game log's region: rendered by the platform, pushed a few lines at a time
 
 
-PLATFORM_PUBLIC = frozenset({"seats"})
+PLATFORM_PUBLIC = frozenset({"seats", "turn"})
 PUBLIC_FORM_VERSION = 0  # public regions draw no forms: their context names no version of anyone's
 
 
@@ -291,6 +292,7 @@ def _region_templates(
     if status == "waiting":
         regions.append(("lobby", "platform/lobby.html"))
     else:
+        regions.append(("turn", "platform/turn.html"))
         regions += [(f"g-{region}", f"games/{game_id}/{region}.html") for region in game_regions]
     return tuple(regions)
 

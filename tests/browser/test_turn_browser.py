@@ -195,3 +195,67 @@ def test_only_a_spectator_is_told_they_are_watching(browser: Any, turn_server: s
     finally:
         watcher.close()
         context.close()
+
+
+TURN_MARKS = """() => [...document.querySelectorAll('.seat[data-seat]')].map((pill) => {
+  const seat = pill.getAttribute('data-seat');
+  const card = document.querySelector(`.qe-seat-card[data-turn-seat="${seat}"]`);
+  return {
+    seat: Number(seat),
+    tag: pill.querySelector('.to-act-tag').checkVisibility(),
+    pill: getComputedStyle(pill).backgroundColor,
+    card: getComputedStyle(card).backgroundColor,
+  };
+})"""
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_the_seats_the_game_waits_for_are_marked_as_the_turn_passes(
+    browser: Any, turn_server: str, artifacts: Path, width: int
+) -> None:
+    """Three people at a Q.E. table, their moves made through the API: after each, Ann's page marks
+    exactly the seats the game waits for ("to move" on their pills, their pills and players' cards
+    in the turn's colour), though the seats and players' regions are not drawn again for it."""
+    created = httpx.post(f"{turn_server}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    code, tokens = created["code"], [created["token"]]
+    for name in ("Bob", "Cy"):
+        tokens.append(httpx.post(f"{turn_server}/api/rooms/{code}/join", json={"name": name}).json()["token"])
+    headers = [{"Authorization": f"Bearer {token}"} for token in tokens]
+    assert httpx.post(f"{turn_server}/api/rooms/{code}/start", headers=headers[0]).status_code == 200
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_cookies([{"name": f"bourse_seat_{code}", "value": tokens[0], "url": turn_server}])
+    page = context.new_page()
+    rng = random.Random(5)
+    try:
+        page.goto(f"{turn_server}/r/{code}?lang=en")
+        wait_live(page)
+        passed = 0
+        for move in range(8):
+            room = httpx.get(f"{turn_server}/api/rooms/{code}", headers=headers[0]).json()
+            page.wait_for_function(
+                "(seats) => document.querySelector('.turn-marks').getAttribute('data-to-act') === seats",
+                arg=" ".join(str(seat) for seat in room["to_act"]),
+            )
+            marks = page.evaluate(TURN_MARKS)
+            waited = [mark for mark in marks if mark["seat"] in room["to_act"]]
+            others = [mark for mark in marks if mark["seat"] not in room["to_act"]]
+            assert waited and all(mark["tag"] for mark in waited) and not any(mark["tag"] for mark in others)
+            assert len({mark["pill"] for mark in waited}) == 1 and len({mark["card"] for mark in waited}) == 1
+            assert all(
+                mark["pill"] != waited[0]["pill"] and mark["card"] != waited[0]["card"] for mark in others
+            )
+            if move == 1:
+                page.screenshot(path=str(artifacts / f"turn-marks-{width}.png"), full_page=True)
+            seat = room["to_act"][0]
+            before = room["to_act"]
+            mover = httpx.get(f"{turn_server}/api/rooms/{code}", headers=headers[seat]).json()
+            answer = httpx.post(
+                f"{turn_server}/api/rooms/{code}/actions",
+                json={"version": mover["version"], "action": random_legal_action(mover["legal"], rng)},
+                headers=headers[seat],
+            )
+            assert answer.status_code == 200, answer.text
+            passed += answer.json()["to_act"] != before
+        assert passed >= 3  # the turn moved on several times, not only within one sealed round
+    finally:
+        context.close()

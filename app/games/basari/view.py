@@ -118,7 +118,6 @@ def view(state: State, seat: int | None) -> View:
                 "has_chosen": state["chosen"][s] is not None,
                 "played": state["revealed"][s],
                 "last_played": state["last_revealed"][s],
-                "waiting": s in waiting,
             }
         )
     own_choice = state["chosen"][seat] if seat is not None else None

@@ -15,10 +15,10 @@ import pytest
 from app.games.base import State
 from app.games.qe import ENGINE, rules
 from app.games.registry import checks_of
-from app.web.render import Table, public_regions, render_regions, seat_context
+from app.web.render import PLATFORM_PUBLIC, Table, public_regions, render_regions, seat_context
 from tests.games.qe.test_qe_auction import act, table
 
-PUBLIC = public_regions(ENGINE) - {"seats"}
+PUBLIC = public_regions(ENGINE) - PLATFORM_PUBLIC
 SECRET_PREFIX = "987654321"
 
 
@@ -104,11 +104,14 @@ def test_secret_bids_show_in_public_regions_only_once_they_are_public() -> None:
 
 def test_the_viewers_own_card_and_auctioneer_tag_are_marked_by_the_page() -> None:
     """The players region names every seat's card by data-seat-row (bourse.js marks the viewer's
-    "you"); the auctioneer's line carries the "you" tag, which the stylesheet shows to the viewer only."""
+    "you") and data-turn-seat (the stylesheet marks the seats the game waits for); the auctioneer's
+    line carries the "you" tag, which the stylesheet shows to the viewer only."""
     state = act(table(4, first=2), 2, "open_bid", 5)
     for seat in (None, 0, 2):
         page = regions(state, seat)
-        cards = re.findall(r'<div class="qe-seat-card[^"]*" data-seat-row="(\d)">', page["g-players"])
+        cards = re.findall(
+            r'<div class="qe-seat-card" data-seat-row="(\d)" data-turn-seat="\1">', page["g-players"]
+        )
         assert cards == ["0", "1", "2", "3"], seat
         assert "qe-you" not in page["g-players"] and " you" not in page["g-players"]
         assert re.search(

@@ -15,6 +15,7 @@ from app.games.registry import checks_of
 from app.games.tulipmania_1637 import ENGINE, data, rules
 from app.web.app import form_to_action
 from app.web.render import (
+    PLATFORM_PUBLIC,
     RegionCache,
     Table,
     environment,
@@ -70,7 +71,7 @@ def public_regions_drawn_by(state: State, seat: int | None, locale: str = "en") 
     return {
         region: RegionCache().region(env, region, template, context, locale).decode()
         for region, template in region_templates(ENGINE, table.status)
-        if region in public and region != "seats"
+        if region in public and region not in PLATFORM_PUBLIC
     }
 
 
