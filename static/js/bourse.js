@@ -249,6 +249,15 @@
   }
 
   // ------------------------------------------------------------ what changed in a push
+  // Whether the game waits for the seat a tracked piece stands for (data-turn-seat): the page shows
+  // that from the turn region (bourse.css, "whose turn it is"), not from the piece's own text.
+  function waitedFor(element) {
+    var seat = element.getAttribute("data-turn-seat");
+    var holder = seat === null ? null : element.closest("[data-viewer-seat]");
+    var marks = holder ? holder.querySelector(".turn-marks") : null;
+    return marks ? (marks.getAttribute("data-to-act") || "").split(" ").indexOf(seat) >= 0 : null;
+  }
+
   function tracked() {
     var found = {};
     document.querySelectorAll("[data-track]").forEach(function (element) {
@@ -258,6 +267,7 @@
         element: element,
         text: element.textContent.replace(/\s+/g, " ").trim(),
         value: element.getAttribute("data-value"),
+        waited: waitedFor(element),
         rect: moves ? element.getBoundingClientRect() : null,
         region: region ? region.id : "",
         regionRect: region ? region.getBoundingClientRect() : null
@@ -309,11 +319,15 @@
     Object.keys(after).forEach(function (key) {
       var old = before[key];
       var now = after[key];
-      if (!old || old.element === now.element) {
-        return;  // new on the page, or a region that was not replaced
+      if (!old) {
+        return;  // new on the page
       }
-      if (old.text !== now.text || old.value !== now.value) {
+      var replaced = old.element !== now.element;  // else its region was not drawn again
+      if ((replaced && (old.text !== now.text || old.value !== now.value)) || old.waited !== now.waited) {
         flash(now.element);
+      }
+      if (!replaced) {
+        return;
       }
       var from = old.rect && now.rect ? startOf(old, now) : null;
       if (from) {

@@ -200,13 +200,22 @@ def test_only_a_spectator_is_told_they_are_watching(browser: Any, turn_server: s
 TURN_MARKS = """() => [...document.querySelectorAll('.seat[data-seat]')].map((pill) => {
   const seat = pill.getAttribute('data-seat');
   const card = document.querySelector(`.qe-seat-card[data-turn-seat="${seat}"]`);
+  const sealed = document.querySelector(`.qe-sealed li[data-turn-seat="${seat}"]`);
   return {
     seat: Number(seat),
     tag: pill.querySelector('.to-act-tag').checkVisibility(),
     pill: getComputedStyle(pill).backgroundColor,
     card: getComputedStyle(card).backgroundColor,
+    sealed: sealed && sealed.innerText.split(': ')[1],
   };
 })"""
+
+
+# once the seat's sealed-bid line flashed, or the page shows no such line (the bidding is over)
+FLASHED_OR_GONE = """(seat) => {
+  const line = document.querySelector(`.qe-sealed li[data-turn-seat="${seat}"]`);
+  return !line ? "gone" : line.classList.contains('changed') ? "flashed" : false;
+}"""
 
 
 @pytest.mark.parametrize("width", [360, 1280])
@@ -215,7 +224,8 @@ def test_the_seats_the_game_waits_for_are_marked_as_the_turn_passes(
 ) -> None:
     """Three people at a Q.E. table, their moves made through the API: after each, Ann's page marks
     exactly the seats the game waits for ("to move" on their pills, their pills and players' cards
-    in the turn's colour), though the seats and players' regions are not drawn again for it."""
+    in the turn's colour, "still deciding" for a sealed bid not yet handed in), though the seats,
+    players' and auction regions are not drawn again for it."""
     created = httpx.post(f"{turn_server}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
     code, tokens = created["code"], [created["token"]]
     for name in ("Bob", "Cy"):
@@ -229,7 +239,7 @@ def test_the_seats_the_game_waits_for_are_marked_as_the_turn_passes(
     try:
         page.goto(f"{turn_server}/r/{code}?lang=en")
         wait_live(page)
-        passed = 0
+        passed = bidding = flashed = 0
         for move in range(8):
             room = httpx.get(f"{turn_server}/api/rooms/{code}", headers=headers[0]).json()
             page.wait_for_function(
@@ -244,6 +254,10 @@ def test_the_seats_the_game_waits_for_are_marked_as_the_turn_passes(
             assert all(
                 mark["pill"] != waited[0]["pill"] and mark["card"] != waited[0]["card"] for mark in others
             )
+            if any(mark["sealed"] for mark in marks):  # sealed bids: who is still deciding
+                bidding += 1
+                assert all(mark["sealed"] == "… still deciding" for mark in waited)
+                assert {mark["sealed"] for mark in others} <= {None, "✓ sealed bid handed in"}
             if move == 1:
                 page.screenshot(path=str(artifacts / f"turn-marks-{width}.png"), full_page=True)
             seat = room["to_act"][0]
@@ -256,6 +270,10 @@ def test_the_seats_the_game_waits_for_are_marked_as_the_turn_passes(
             )
             assert answer.status_code == 200, answer.text
             passed += answer.json()["to_act"] != before
+            if any(mark["seat"] == seat and mark["sealed"] for mark in marks):
+                # a bid handed in flashes its line, as a change drawn by the server does (bourse.js)
+                flashed += page.wait_for_function(FLASHED_OR_GONE, arg=str(seat)).json_value() == "flashed"
         assert passed >= 3  # the turn moved on several times, not only within one sealed round
+        assert bidding >= 2 and flashed >= 1
     finally:
         context.close()

@@ -18,14 +18,18 @@ TO_ACT = ("to_act",)
 # others may say it in words ("Still choosing: Ann, Bob"), which they must draw again.
 MARKING = {
     "basari": {"seats", "g-players"},
-    "qe": {"seats", "g-players"},
+    "qe": {"seats", "g-players", "g-auction"},
     "tulip-bubble": {"seats", "g-board"},
     "tulipmania-1637": {"seats"},
 }
+WHILE_BIDDING = {"g-auction"}  # Q.E.'s sealed bids, marked only while they are handed in
 
 
 def _reads_to_act(reads: tuple[tuple[str, object], ...]) -> bool:
-    """Whether a rendering read whose turn it is: the table's ``to_act`` or the view's."""
+    """Whether a rendering read whose turn it is: the table's ``to_act`` or the view's, or what Q.E.'s
+    sealed bids say of it (the bidders who handed theirs in are those the game no longer waits for)."""
+    if ("view", ("auction", "submitted")) in reads:
+        return True
     return any(
         kind in ("table", "view") and isinstance(path, tuple) and path[:1] == TO_ACT for kind, path in reads
     )
@@ -53,7 +57,7 @@ def test_the_regions_that_mark_the_turn_do_not_read_it(game: str) -> None:
         shown = re.fullmatch(r'<span class="turn-marks" data-to-act="([0-9 ]*)"></span>\s*', regions["turn"])
         assert shown is not None and shown[1].split() == [str(seat) for seat in to_act], regions["turn"]
         if moves == 0:
-            for region in MARKING[game]:
+            for region in MARKING[game] - WHILE_BIDDING:
                 assert all(f'data-turn-seat="{seat}"' in regions[region] for seat in range(players)), region
         seat = to_act[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
