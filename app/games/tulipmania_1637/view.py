@@ -9,6 +9,7 @@ sale, purchase and sell-off is announced), so they are shown to all, and tell th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,7 +69,7 @@ def _drawn(cell: Sequence[int]) -> list[int]:
     return [data.rows() - 1 - cell[0], cell[1]]
 
 
-def _one_step_from_bursting(cell: list[int]) -> bool:
+def _one_step_from_bursting(cell: Sequence[int]) -> bool:
     """Whether a single purchase or speculation would put this price on a burst space."""
     jump = data.speculate(cell)
     return data.is_burst(data.purchase(cell)) or (jump is not None and data.is_burst(jump[1]))
@@ -111,36 +112,50 @@ def _story(state: State, bursts: list[dict[str, Any]]) -> dict[str, Any]:
 def _colour_view(state: State, colour: str) -> dict[str, Any]:
     cell = state["price"][colour]
     live = colour in state["live"]
+    arrows = _live_price(data.PRICE_BOARD, cell[0], cell[1]) if live else None
     info: dict[str, Any] = {
         "key": colour,
         "name": COLOUR_NAMES[colour],
         "letter": COLOUR_LETTERS[colour],
-        "danger": live and _one_step_from_bursting(cell),
+        "danger": False,  # a live price's, below
         "live": live,
         "price": data.value(cell),
         "stock": state["stock"][colour],
         "history": list(state["history"][colour]),
     }
-    if live:
-        jump = data.speculate(cell)
-        pass_pay, pass_land = data.all_pass(cell)
-        purchase_to = data.purchase(cell)
-        info.update(
-            {
-                "cell": _drawn(cell),
-                "purchase_to": data.value(purchase_to),
-                "purchase_cell": _drawn(purchase_to),
-                "purchase_bursts": data.is_burst(purchase_to),
-                "speculate_pay": None if jump is None else data.value(jump[0]),
-                "speculate_to": None if jump is None else data.value(jump[1]),
-                "speculate_cell": None if jump is None else _drawn(jump[1]),
-                "pass_pay": pass_pay,
-                "pass_to": data.value(pass_land),
-                "pass_cell": _drawn(pass_land),
-                "cheap": data.is_cheap(cell),
-            }
-        )
+    if arrows is not None:
+        info.update(arrows)
+        for drawn in ("cell", "purchase_cell", "speculate_cell", "pass_cell"):
+            if info[drawn] is not None:
+                info[drawn] = list(info[drawn])  # the view's own: a reader may change it
     return info
+
+
+@functools.cache
+def _live_price(board: tuple[tuple[str, tuple[int, ...]], ...], row: int, column: int) -> dict[str, Any]:
+    """What the arrows from a live price's space lead to: the same for every viewer and every state
+    with the price there, so worked out once a space of ``board`` (the data module's, read at each
+    call as ``data`` reads it: a replaced board takes effect here too). A publish makes a view for
+    each of ~6 viewers, and this was most of a view. Positions as tuples: ``_colour_view`` copies
+    them into lists."""
+    cell = [row, column]
+    jump = data.speculate(cell)
+    pass_pay, pass_land = data.all_pass(cell)
+    purchase_to = data.purchase(cell)
+    return {
+        "danger": _one_step_from_bursting(cell),
+        "cell": tuple(_drawn(cell)),
+        "purchase_to": data.value(purchase_to),
+        "purchase_cell": tuple(_drawn(purchase_to)),
+        "purchase_bursts": data.is_burst(purchase_to),
+        "speculate_pay": None if jump is None else data.value(jump[0]),
+        "speculate_to": None if jump is None else data.value(jump[1]),
+        "speculate_cell": None if jump is None else tuple(_drawn(jump[1])),
+        "pass_pay": pass_pay,
+        "pass_to": data.value(pass_land),
+        "pass_cell": tuple(_drawn(pass_land)),
+        "cheap": data.is_cheap(cell),
+    }
 
 
 def _my_cards(state: State, seat: int) -> list[dict[str, Any]]:

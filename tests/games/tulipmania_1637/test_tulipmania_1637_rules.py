@@ -608,6 +608,35 @@ def test_view_shows_only_your_own_buyer_colours() -> None:
     assert "buyers" not in seen and "deck" not in seen and "reserve" not in seen
 
 
+def test_a_price_shows_where_its_arrows_lead_on_every_space_and_each_view_owns_its_lists() -> None:
+    """Where a live price's arrows lead is worked out once a space (it is the same in every view of
+    every state): on every current space of the board each view says what the board's arrows say,
+    and a reader changing its view's positions changes no other view."""
+    state = table()
+    for row in range(data.rows()):
+        for column in range(data.columns()):
+            cell = [row, column]
+            if data.kind(cell) != data.CURRENT:
+                continue  # a price stands only on a current space while it is live
+            state["price"]["orange"] = list(cell)
+            seen = next(c for c in ENGINE.view(state, None)["colours"] if c["key"] == "orange")
+            jump, (pass_pay, pass_land) = data.speculate(cell), data.all_pass(cell)
+            assert seen["price"] == data.value(cell) and seen["purchase_to"] == data.value(
+                data.purchase(cell)
+            )
+            assert seen["purchase_bursts"] == data.is_burst(data.purchase(cell))
+            assert seen["speculate_to"] == (None if jump is None else data.value(jump[1]))
+            assert (seen["pass_pay"], seen["pass_to"]) == (pass_pay, data.value(pass_land))
+            assert seen["danger"] == (
+                data.is_burst(data.purchase(cell)) or (jump is not None and data.is_burst(jump[1]))
+            )
+            assert seen["cell"] == [data.rows() - 1 - row, column] and seen["cheap"] == (row == 0)
+            seen["cell"].append(99)
+            seen["pass_cell"][0] = -1
+            again = next(c for c in ENGINE.view(state, ANN)["colours"] if c["key"] == "orange")
+            assert again["cell"] == [data.rows() - 1 - row, column] and again["pass_cell"][0] != -1
+
+
 def test_burst_by_speculate_by_proxy_makes_everyone_but_the_speculator_discard_a_buyer() -> None:
     """Seed, The Bubble Bursts: a burst due to "3 – Speculate by Proxy" makes all players except the
     one who played it discard one buyer of that colour (ruling 7). Ann's 3 at ƒ1000: the bank pays
