@@ -10,8 +10,9 @@ A region is *public* or *private*. A public region (the seats, whose turn it is,
 actions, no seat — so it can carry nothing secret and is the same bytes for every viewer in one
 language: rendered once per version and shared by every tab. What depends on who is looking ("you",
 the host's buttons) is shown by the page itself, and so is whose turn it is on the seats and the
-players' rows: most moves pass the turn, and the regions showing it would be drawn again for each. A private region (the status, the lobby, a game's
-decision and hand) is rendered from one seat's context and is kept small.
+players' rows: most moves pass the turn, and the regions showing it would be drawn again for each.
+A private region (the status, the lobby, a game's decision and hand) is rendered from one seat's
+context and is kept small.
 """
 
 from __future__ import annotations
