@@ -1,8 +1,9 @@
 """The load client of ``bench_live``: browser-like tabs (WebSockets) and seats that act over HTTP.
 
 Lean on purpose, so the client is not what gets measured: a hand-written WebSocket client protocol
-(no task per socket; a pushed message costs one ``rfind`` for its version stamp), and a small
-HTTP/1.1 keep-alive pool on asyncio streams. Everything is bounded in time.
+(no task per socket; a pushed message costs one ``rfind`` for its version stamp and one ``find`` for
+the seats whose turn it is), and a small HTTP/1.1 keep-alive pool on asyncio streams. Everything is
+bounded in time.
 
 A tab "has" version N once it received a message stamped ``data-room-version="M"`` with M >= N.
 An action made against version V that the server accepts brings V + 1; its latency is the time from
@@ -30,6 +31,7 @@ from typing import Any, cast
 from app.games.base import random_legal_action
 
 STAMP = b'data-room-version="'
+TURN = b'data-to-act="'  # the turn region: the seats the game waits for, as the page marks them
 ANSWER = b'{"move"'  # the answer to a move sent on the socket (``--mode socket``)
 SEAT_COOKIE_PREFIX = "bourse_seat_"
 
@@ -305,6 +307,7 @@ class Tab(asyncio.Protocol):
             if version > self.version:
                 self.version = version
                 self.room.tab_reached(self, version, now)
+            self.room.turn_seen(payload, version)
 
     # sending
     def _write(self, data: bytes) -> None:
@@ -541,6 +544,7 @@ class Room:
         self.tabs: list[Tab] = []  # seats, then spectators
         self.version = 0
         self.to_act: list[int] = [0]
+        self.to_act_version = -1  # the version ``to_act`` was read at
         self.finished = False
         self.busy = False
         self.waiters: list[Waiter] = []
@@ -562,6 +566,18 @@ class Room:
                     waiter.first = now
                 if not waiter.missing and waiter.accepted:
                     self.client.delivered(self, waiter)
+
+    def turn_seen(self, payload: bytes, version: int) -> None:
+        """Whose turn it is, from a push that brought the turn region (``platform/turn.html``): the
+        seat the next lookup asks for is then one the game waits for, as a player's client knows
+        from its page (else ~a third of lookups asked a seat whose turn had passed, and looked again)."""
+        start = payload.find(TURN)
+        if start < 0 or version <= self.to_act_version:
+            return
+        start += len(TURN)
+        with contextlib.suppress(ValueError):
+            self.to_act = [int(seat) for seat in payload[start : payload.find(b'"', start)].split()]
+            self.to_act_version = version
 
     def tab_gone(self, tab: Tab) -> None:
         pass  # a waiter still missing this tab counts it as lost when its grace period ends
@@ -760,7 +776,7 @@ class Client:
                 room.finished = True
                 return None
             room.to_act = answer["to_act"]
-            room.version = answer["version"]
+            room.version = room.to_act_version = answer["version"]
             if seat in answer["to_act"] and answer["legal"]:
                 return seat, answer
             seat = room.rng.choice(answer["to_act"])
