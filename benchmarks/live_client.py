@@ -570,7 +570,9 @@ class Room:
     def turn_seen(self, payload: bytes, version: int) -> None:
         """Whose turn it is, from a push that brought the turn region (``platform/turn.html``): the
         seat the next lookup asks for is then one the game waits for, as a player's client knows
-        from its page (else ~a third of lookups asked a seat whose turn had passed, and looked again)."""
+        from its page (else ~a third of lookups asked a seat whose turn had passed, and looked again).
+        Over the socket a move's answer comes after its push; an HTTP answer may come first, and the
+        lookup then asks from what the tabs knew before the move."""
         start = payload.find(TURN)
         if start < 0 or version <= self.to_act_version:
             return

@@ -4,6 +4,7 @@ timing belongs to the benchmark, never to a test)."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -66,6 +67,16 @@ def test_every_accepted_action_reaches_every_tab(reports: dict[str, dict[str, An
     assert report["delivered"] == report["accepted"]
     if target == "bourse":
         assert {"db_bytes_per_action", "db_bytes_per_action_thirds", "db_source"} <= report.keys()
+
+
+@pytest.mark.timeout(240)
+def test_a_socket_client_looks_up_only_seats_the_game_waits_for(options: Options) -> None:
+    """Over the socket a move's answer comes after its push, whose turn region names the seats the
+    game now waits for: the next lookup asks one of them, so a window looks once an action at most
+    (a lookup asking a seat whose turn had passed would look again)."""
+    report = run_point(replace(options, mode="socket"), 2, "bourse")
+    assert report["accepted"] > 0 and report["errors"] == 0 and report["lost_updates"] == 0, report
+    assert report["lookups"] <= report["attempted"], report
 
 
 @pytest.mark.timeout(120)
