@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from hashlib import blake2b
+from marshal import dumps as marshal_dumps
 from pathlib import Path
 from types import FunctionType, MethodType
 from typing import Any
@@ -139,7 +140,7 @@ class FragmentCache(Extension):
 
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
-        self.fragments: dict[str, Markup] = {}
+        self.fragments: dict[bytes, Markup] = {}
 
     def parse(self, parser: Parser) -> nodes.Node:
         lineno = next(parser.stream).lineno
@@ -149,23 +150,23 @@ class FragmentCache(Extension):
         return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
 
     def _fragment(self, context: Context, value: Any, caller: Callable[[], str]) -> Markup:
-        # repr: keys may hold lists and dicts (a player's tiles); their repr is exact
-        key = (str(self.environment.globals["locale"]), repr(value))
+        # keys may hold lists and dicts (a player's tiles): their exact bytes (``value_bytes``)
+        key = value_bytes(value)
         room: RoomFragments | None = context.parent.get(FRAGMENTS)  # not a recorded read
         if room is not None:
-            return room.fragment(key, caller)
-        fragment = self.fragments.get(key[1])
+            return room.fragment(str(self.environment.globals["locale"]), key, caller)
+        fragment = self.fragments.get(key)
         if fragment is None:
             if len(self.fragments) >= self.LIMIT:
                 self.fragments.clear()
-            fragment = self.fragments[key[1]] = Markup(caller())
+            fragment = self.fragments[key] = Markup(caller())
         return fragment
 
 
 FRAGMENTS = "__bourse_fragments__"  # the context entry holding a room's fragments while it renders
 
 
-FragmentKey = bytes  # a digest of the language and the key's repr (one object: a pair was ~60 bytes more)
+FragmentKey = bytes  # a digest of the language and the key's bytes (one object: a pair was ~60 bytes more)
 
 
 class RoomFragments:
@@ -176,14 +177,14 @@ class RoomFragments:
     other room's, so they are not kept per environment, where a thousand rooms would push each
     other's out). Each is a copy of part of a kept rendering, so it is kept small: as UTF-8 (a
     region's "ƒ" or "●" makes Python keep the whole string at two bytes a character) under a
-    128-bit digest of its key (a key's repr can be as long as the fragment)."""
+    128-bit digest of its key (a key's bytes can be as long as the fragment)."""
 
     def __init__(self, store: dict[FragmentKey, bytes], used: set[FragmentKey]) -> None:
         self.store = store
         self.used = used
 
-    def fragment(self, key: tuple[str, str], caller: Callable[[], str]) -> Markup:
-        digest = blake2b(f"{key[0]}\n{key[1]}".encode(), digest_size=16).digest()
+    def fragment(self, locale: str, key: bytes, caller: Callable[[], str]) -> Markup:
+        digest = blake2b(key, digest_size=16, person=locale.encode()[:16]).digest()
         self.used.add(digest)
         kept = self.store.get(digest)
         if kept is not None:
@@ -682,26 +683,38 @@ def _read_order(read: tuple[str, Any]) -> tuple[int, str]:
     return rank, repr(read)
 
 
-DIGESTED_FROM = 512  # characters of a list's or dict's repr from which a rendering keeps its digest
+DIGESTED_FROM = 512  # bytes of a list's or dict's ``value_bytes`` from which a rendering keeps its digest
+
+
+def value_bytes(value: Any) -> bytes:
+    """Bytes equal only for equal values: a view's plain data as ``marshal`` writes it (format 2,
+    the last that writes values alone: later ones mark which objects are shared or interned, which
+    equal values need not be), a quarter of ``repr``'s time for a history or a player's tiles; what
+    it cannot write (a template's wrapper of a view, ``Markup``) as its ``repr``, after a byte no
+    marshal output starts with. Values equal in another form (a dict built in another order, a set
+    iterated otherwise) may give other bytes: what reads them is drawn again, never wrongly kept."""
+    try:
+        return marshal_dumps(value, 2)
+    except ValueError:
+        return b"\0" + repr(value).encode()
 
 
 class _Digested(bytes):
     """A long list or dict a rendering read (a history, a player's tiles), kept as a digest of its
-    ``repr``: a view is plain data, whose reprs are equal exactly when the values are (an equal dict
-    built in another order only draws the region again)."""
+    ``value_bytes``."""
 
     __slots__ = ()
 
 
 def _value_digest(read: tuple[str, Any], value: Any, context: SeatContext, shortest: int = 0) -> bytes | None:
     """The digest of ``value`` (what ``read`` finds in ``context``), made once a context; None when its
-    repr is shorter than ``shortest`` (and no digest of it was made yet)."""
+    bytes are fewer than ``shortest`` (and no digest of it was made yet)."""
     digest = context.digests.get(read)
     if digest is None:
-        text = repr(value)
-        if len(text) < shortest:
+        data = value_bytes(value)
+        if len(data) < shortest:
             return None
-        digest = context.digests[read] = blake2b(text.encode(), digest_size=16).digest()
+        digest = context.digests[read] = blake2b(data, digest_size=16).digest()
     return digest
 
 

@@ -5,6 +5,7 @@ issue 18's memory figures)."""
 from __future__ import annotations
 
 import random
+import sys
 from typing import Any
 
 from jinja2 import DictLoader
@@ -13,7 +14,7 @@ from app.games.base import random_bot_action
 from app.games.registry import ENGINES
 from app.rooms import RoomService
 from app.web.live import RoomLive
-from app.web.render import RegionCache, SeatContext, environment, region_templates, seat_context
+from app.web.render import RegionCache, SeatContext, environment, region_templates, seat_context, value_bytes
 from tests.support import people_table
 
 
@@ -104,3 +105,33 @@ def test_a_rendering_keeps_a_long_list_as_a_digest_and_a_short_one_it_shares_onc
     assert (
         dict(zip(after.reads, after.inputs, strict=True))[("view", ("order",))] is order
     )  # one list for both
+
+
+def test_a_long_value_is_known_by_what_it_holds_not_by_how_its_parts_are_shared() -> None:
+    """A long value's digest is made from ``value_bytes``: equal plain data, whose strings and numbers
+    are shared or interned one way in one version's view and another way in the next, gives the same
+    bytes (the formats of ``marshal`` after 2 mark such objects), so the rendering is found again;
+    other data gives other bytes; and what ``marshal`` cannot write (a template's wrapper of a view,
+    which notes what is read of it) still gives bytes, from its ``repr``."""
+    env = environment("en").overlay(loader=DictLoader({"log.html": "{{ view.history|length }} sales"}))
+    cache = RegionCache()
+    name, amount = sys.intern("Ann Lee"), 10**6 + 1
+    shared = [{"buyer": name, "paid": amount, "bid": amount} for _ in range(40)]
+    fresh = [
+        {"buyer": "".join(["Ann", " Lee"]), "paid": int("1000001"), "bid": int("1000001")} for _ in range(40)
+    ]
+    assert value_bytes(shared) == value_bytes(fresh) and len(value_bytes(shared)) > 512
+    assert value_bytes(shared) != value_bytes([*fresh[:-1], {**fresh[-1], "paid": 7}])
+    first = cache.rendering(
+        env, "log", "log.html", SeatContext({"view": {"history": shared}}, {"history": shared}, {}), "en"
+    )
+    again = cache.rendering(
+        env, "log", "log.html", SeatContext({"view": {"history": fresh}}, {"history": fresh}, {}), "en"
+    )
+    assert again is first and cache.renders == 1
+
+    class Wrapper(dict[str, Any]):
+        def __repr__(self) -> str:
+            return "wrapped"
+
+    assert value_bytes(("tiles", [Wrapper()])) == b"\0('tiles', [wrapped])"
