@@ -184,7 +184,7 @@ class RoomFragments:
         self.used = used
 
     def fragment(self, locale: str, key: bytes, caller: Callable[[], str]) -> Markup:
-        digest = blake2b(key, digest_size=16, person=locale.encode()[:16]).digest()
+        digest = blake2b(key, digest_size=16, person=locale.encode()).digest()  # a code of <= 16 bytes
         self.used.add(digest)
         kept = self.store.get(digest)
         if kept is not None:
