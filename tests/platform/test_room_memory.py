@@ -111,8 +111,7 @@ def test_a_long_value_is_known_by_what_it_holds_not_by_how_its_parts_are_shared(
     """A long value's digest is made from ``value_bytes``: equal plain data, whose strings and numbers
     are shared or interned one way in one version's view and another way in the next, gives the same
     bytes (the formats of ``marshal`` after 2 mark such objects), so the rendering is found again;
-    other data gives other bytes; and what ``marshal`` cannot write (a template's wrapper of a view,
-    which notes what is read of it) still gives bytes, from its ``repr``."""
+    other data gives other bytes."""
     env = environment("en").overlay(loader=DictLoader({"log.html": "{{ view.history|length }} sales"}))
     cache = RegionCache()
     name, amount = sys.intern("Ann Lee"), 10**6 + 1
@@ -130,8 +129,24 @@ def test_a_long_value_is_known_by_what_it_holds_not_by_how_its_parts_are_shared(
     )
     assert again is first and cache.renders == 1
 
-    class Wrapper(dict[str, Any]):
-        def __repr__(self) -> str:
-            return "wrapped"
 
-    assert value_bytes(("tiles", [Wrapper()])) == b"\0('tiles', [wrapped])"
+def test_a_cache_key_holding_a_part_of_the_view_reads_all_of_that_part() -> None:
+    """A ``{% cache %}`` key may name a dict of the view (``view.auction``), which a drawing sees
+    wrapped to note what is read of it: marshal cannot write the wrapper, so the key's bytes come
+    from its ``repr``, which reads the whole dict. A change the block's output does not show (the
+    bid, where it prints the tile) then still draws the region again: the next time the block's
+    fragment is found, the key is all that says what the block depends on."""
+    env = environment("en").overlay(
+        loader=DictLoader(
+            {"auction.html": '{% cache ("auction", view.auction) %}{{ view.auction.tile }}{% endcache %}'}
+        )
+    )
+    cache = RegionCache()
+
+    def context(auction: dict[str, Any]) -> SeatContext:
+        return SeatContext({"view": {"auction": auction}}, {"auction": auction}, {})
+
+    first = cache.rendering(env, "auction", "auction.html", context({"tile": "gold", "bid": 2}), "en")
+    assert cache.rendering(env, "auction", "auction.html", context({"tile": "gold", "bid": 2}), "en") is first
+    raised = cache.rendering(env, "auction", "auction.html", context({"tile": "gold", "bid": 3}), "en")
+    assert raised is not first and cache.renders == 2 and raised.html == first.html == b"gold"
