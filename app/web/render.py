@@ -33,7 +33,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, TemplateNotFound, nodes, select_autoescape
 from jinja2.ext import Extension
 from jinja2.parser import Parser
-from jinja2.runtime import Context
+from jinja2.runtime import Context, Macro
 from markupsafe import Markup, escape
 
 from app.games.base import Engine, State, visible_events
@@ -445,18 +445,23 @@ class _Recorded(Context):
     def call(__self, __obj: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's names
         """A template's call of ``__obj``, as Jinja makes it, with a short way for a plain function
         that asks for no context (``_``, ``ngettext``, ``name``, ``listed``…: most calls a render
-        makes), which Jinja's version probed for that twice a call."""
-        plain = __obj.__func__ if type(__obj) is MethodType else __obj  # a bound method: ``name``
-        if type(plain) is FunctionType and "jinja_pass_arg" not in plain.__dict__:
-            kwargs.pop("_block_vars", None)
-            kwargs.pop("_loop_vars", None)
-            try:
-                return __obj(*args, **kwargs)
-            except StopIteration:
-                return __self.environment.undefined(
-                    "value was undefined because a callable raised a StopIteration exception"
-                )
-        return super().call(__obj, *args, **kwargs)
+        makes) and for a template's macro (which asks for the evaluation context), which Jinja's
+        version probed for that twice a call: a form's fields and a card's picture are macros, a
+        decision calls ~30 of them."""
+        if type(__obj) is Macro:
+            args = (__self.eval_ctx, *args)
+        else:
+            plain = __obj.__func__ if type(__obj) is MethodType else __obj  # a bound method: ``name``
+            if type(plain) is not FunctionType or "jinja_pass_arg" in plain.__dict__:
+                return super().call(__obj, *args, **kwargs)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return __obj(*args, **kwargs)
+        except StopIteration:
+            return __self.environment.undefined(
+                "value was undefined because a callable raised a StopIteration exception"
+            )
 
 
 _WHOLE = object()  # a read of a whole dict (walked, compared, printed)
