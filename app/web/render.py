@@ -1059,6 +1059,63 @@ def oob_fragments(regions: dict[str, str]) -> str:
     return "".join(wrap_region(region, html, oob=True) for region, html in regions.items())
 
 
+# A part of a region: an element with an id that a template puts between these two comments (one
+# player's card, one figure of a board), sent alone when it is all of the region that changed.
+PART_OPEN = "<!--part-->"
+PART_CLOSE = "<!--/part-->"
+_PART_START = re.compile(r"<[a-z][a-z0-9-]*")
+# A part's element, with its id: one that parses alone at the top of a message as where it stands (htmx
+# parses a push in a <template>: a table's row or an SVG drawing's piece would come out otherwise).
+_PART_ID = re.compile(r'<(?:article|aside|div|figure|li|ol|p|section|svg|table|ul)\b[^>]*?\sid="([^"]+)"')
+
+
+def region_parts(html: str) -> tuple[str, dict[str, str]] | None:
+    """``html`` as its frame (the text outside its parts, each part there as its id) and its parts by
+    id, in order; None when it has none, or a part is not one element with an id (of a kind that
+    ``_PART_ID`` names)."""
+    frame: list[str] = []
+    parts: dict[str, str] = {}
+    end = 0
+    while (start := html.find(PART_OPEN, end)) >= 0:
+        close = html.find(PART_CLOSE, start)
+        if close < 0:
+            return None
+        inside = html[start + len(PART_OPEN) : close]
+        element = inside.strip()
+        found = _PART_ID.match(element)
+        if found is None or found[1] in parts or PART_OPEN in inside:
+            return None
+        parts[found[1]] = element
+        opened = start + len(PART_OPEN)
+        frame.append(html[end : opened + len(inside) - len(inside.lstrip())])
+        frame.append(f"\0{found[1]}\0")
+        end = opened + len(inside.rstrip())
+    if not parts:
+        return None
+    frame.append(html[end:])
+    return "".join(frame), parts
+
+
+def changed_parts(before: str, after: str) -> str | None:
+    """The out-of-band swaps that turn a region drawn as ``before`` into ``after`` by its parts: each
+    part that differs, alone; None when more than its parts changed (its frame, which parts it has,
+    their order), or when every part did (the region whole is as short)."""
+    old, new = region_parts(before), region_parts(after)
+    if old is None or new is None or old[0] != new[0]:
+        return None
+    changed = [element for key, element in new[1].items() if old[1][key] != element]
+    if len(changed) == len(new[1]):
+        return None
+    return "".join(_oob_part(element) for element in changed)
+
+
+def _oob_part(element: str) -> str:
+    """A part's element marked to be swapped for the element of its id (htmx drops the mark)."""
+    tag = _PART_START.match(element)
+    assert tag is not None  # region_parts found its id in its start tag
+    return f'{element[: tag.end()]} hx-swap-oob="true"{element[tag.end() :]}'
+
+
 def render_page(name: str, locale: str, game_id: str | None = None, **context: Any) -> str:
     return environment(locale, game_id).get_template(name).render(context)
 

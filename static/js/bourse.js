@@ -488,6 +488,9 @@
   }
   document.addEventListener("htmx:afterSwap", markViewer);
   document.addEventListener("htmx:oobAfterSwap", markViewer);
+  // A push's swaps settle after they are made: an element swapped alone by its id (a part of a
+  // region, render.py) then takes back the classes it was sent with, "you" not among them.
+  document.addEventListener("htmx:wsAfterMessage", markViewer);
 
   // ------------------------------------------------------------ rules at the table
   // The "?" beside a decision loads that phase's rules into the room's dialog (hx-get); opened modal,

@@ -110,7 +110,8 @@ def test_the_viewers_own_card_and_auctioneer_tag_are_marked_by_the_page() -> Non
     for seat in (None, 0, 2):
         page = regions(state, seat)
         cards = re.findall(
-            r'<div class="qe-seat-card" data-seat-row="(\d)" data-turn-seat="\1">', page["g-players"]
+            r'<div class="qe-seat-card" id="part-qe-seat-(\d)" data-seat-row="\1" data-turn-seat="\1">',
+            page["g-players"],
         )
         assert cards == ["0", "1", "2", "3"], seat
         assert "qe-you" not in page["g-players"] and " you" not in page["g-players"]
