@@ -1063,10 +1063,9 @@ def oob_fragments(regions: dict[str, str]) -> str:
 # player's card, one figure of a board), sent alone when it is all of the region that changed.
 PART_OPEN = "<!--part-->"
 PART_CLOSE = "<!--/part-->"
-_PART_START = re.compile(r"<[a-z][a-z0-9-]*")
-# A part's element, with its id: one that parses alone at the top of a message as where it stands (htmx
-# parses a push in a <template>: a table's row or an SVG drawing's piece would come out otherwise).
-_PART_ID = re.compile(r'<(?:article|aside|div|figure|li|ol|p|section|svg|table|ul)\b[^>]*?\sid="([^"]+)"')
+# A part's element (its tag, then its id): one that parses alone at the top of a message as where it
+# stands (htmx parses a push in a <template>: a table's row or an SVG drawing's piece would not).
+_PART_ID = re.compile(r'<(article|aside|div|figure|li|ol|p|section|svg|table|ul)\b[^>]*?\sid="([^"]+)"')
 
 
 def region_parts(html: str) -> tuple[str, dict[str, str]] | None:
@@ -1083,12 +1082,12 @@ def region_parts(html: str) -> tuple[str, dict[str, str]] | None:
         inside = html[start + len(PART_OPEN) : close]
         element = inside.strip()
         found = _PART_ID.match(element)
-        if found is None or found[1] in parts or PART_OPEN in inside:
+        if found is None or found[2] in parts or PART_OPEN in inside:
             return None
-        parts[found[1]] = element
+        parts[found[2]] = element
         opened = start + len(PART_OPEN)
         frame.append(html[end : opened + len(inside) - len(inside.lstrip())])
-        frame.append(f"\0{found[1]}\0")
+        frame.append(f"\0{found[2]}\0")
         end = opened + len(inside.rstrip())
     if not parts:
         return None
@@ -1111,9 +1110,8 @@ def changed_parts(before: str, after: str) -> str | None:
 
 def _oob_part(element: str) -> str:
     """A part's element marked to be swapped for the element of its id (htmx drops the mark)."""
-    tag = _PART_START.match(element)
-    assert tag is not None  # region_parts found its id in its start tag
-    return f'{element[: tag.end()]} hx-swap-oob="true"{element[tag.end() :]}'
+    after_tag = len(_PART_ID.match(element)[1]) + 1  # type: ignore[index]  # region_parts matched it
+    return f'{element[:after_tag]} hx-swap-oob="true"{element[after_tag:]}'
 
 
 def render_page(name: str, locale: str, game_id: str | None = None, **context: Any) -> str:

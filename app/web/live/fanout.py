@@ -543,9 +543,10 @@ def _changed_regions(
     tab: Tab, viewer: Viewer, changed: list[str], parts: dict[tuple[int, int], str | None]
 ) -> str:
     """Swaps that bring ``tab``'s ``changed`` regions to ``viewer``'s: a region whose two renderings'
-    HTML is at hand (a public one, kept for every tab) and that changed only in some of its parts
-    (``changed_parts``: a player's card, a board's figure) as those parts, worked out once a plan
-    for every tab that had the same; any other whole."""
+    HTML is at hand (a public region's is kept for every tab; a seat's own is let go once sent) and
+    that changed only in some of its parts (``changed_parts``: a player's card, a board's figure) as
+    those parts of the viewer's own rendering, worked out once a plan for every tab that had the
+    same two; any other whole."""
     swaps, whole = [], []
     for region in changed:
         before, after = tab.sent[region], viewer.regions[region]
