@@ -10,6 +10,9 @@ of one room queue on that row whichever process they run in, while other rooms' 
 
 A move's write (``writing``) runs its few statements on the driver's own cursor inside the same kind
 of transaction (``WriteCursor``): the ORM's work per statement cost more than the statements did.
+That cursor, and the short reads on a pooled connection (``peek``, ``rows``), raise the driver's
+errors as SQLAlchemy raises them (``translated``): a database that cannot be reached, read or written
+is one ``sqlalchemy.exc.OperationalError`` (503 with ``Retry-After``) whichever way it was asked.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError, StatementError
 from sqlmodel import Session, create_engine
 
 log = logging.getLogger(__name__)
@@ -40,6 +44,14 @@ def normalised_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url.removeprefix(prefix)
     return url
+
+
+def translated(
+    failure: Exception, statement: str, params: Any, driver_error: type[Exception]
+) -> StatementError:
+    """The driver's own error (``sqlite3.OperationalError``, ``psycopg.OperationalError``…) as the
+    SQLAlchemy error of the same name, which the ORM raises and the web layer answers."""
+    return DBAPIError.instance(statement, params, failure, driver_error)
 
 
 class Statement:
@@ -65,18 +77,28 @@ class WriteCursor:
         self.connection = connection
         self.is_sqlite = is_sqlite
         self.lock_rows = not is_sqlite  # PostgreSQL: the rows a writer reads first are locked for update
+        self._driver_error: type[Exception] = connection.dialect.loaded_dbapi.Error
         dbapi = connection.connection.dbapi_connection
         assert dbapi is not None
         self._cursor = dbapi.cursor()
 
     def execute(self, statement: Statement, params: Mapping[str, Any]) -> Any:
         """Run one statement; the driver's cursor (``fetchone``, ``rowcount``)."""
-        self._cursor.execute(statement.sqlite if self.is_sqlite else statement.postgres, params)
+        sql = statement.sqlite if self.is_sqlite else statement.postgres
+        try:
+            self._cursor.execute(sql, params)
+        except self._driver_error as failure:
+            raise translated(failure, sql, params, self._driver_error) from failure
         return self._cursor
 
     def executemany(self, statement: Statement, params: Sequence[Mapping[str, Any]]) -> None:
-        if params:
-            self._cursor.executemany(statement.sqlite if self.is_sqlite else statement.postgres, params)
+        if not params:
+            return
+        sql = statement.sqlite if self.is_sqlite else statement.postgres
+        try:
+            self._cursor.executemany(sql, params)
+        except self._driver_error as failure:
+            raise translated(failure, sql, params, self._driver_error) from failure
 
     def timestamp(self, when: datetime) -> Any:
         """``when`` as SQLAlchemy stores a ``DateTime`` column: on SQLite its text without the zone."""
@@ -128,16 +150,20 @@ class Database:
         """The rows of one short read, as ``peek`` reads them (at most ``limit``)."""
         if not self.is_sqlite:
             sql = sql.replace("?", "%s")  # psycopg's placeholder
-        connection = self.reader.raw_connection()
+        driver_error: type[Exception] = self.reader.dialect.loaded_dbapi.Error
         try:
-            cursor = connection.cursor()
+            connection = self.reader.raw_connection()
             try:
-                cursor.execute(sql, params)
-                found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+                cursor = connection.cursor()
+                try:
+                    cursor.execute(sql, params)
+                    found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+                finally:
+                    cursor.close()
             finally:
-                cursor.close()
-        finally:
-            connection.close()  # back to the pool, which ends the read's transaction
+                connection.close()  # back to the pool, which ends the read's transaction
+        except driver_error as failure:
+            raise translated(failure, sql, params, driver_error) from failure
         return [tuple(row) for row in found]
 
     @contextmanager
