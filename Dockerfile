@@ -44,6 +44,7 @@ RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ig
       --no-deps --no-build-isolation -e .
 COPY --from=frontend /build/node_modules/htmx.org/dist ./node_modules/htmx.org/dist
 COPY --from=frontend /build/node_modules/htmx-ext-ws/dist ./node_modules/htmx-ext-ws/dist
+COPY --from=frontend /build/node_modules/idiomorph/dist ./node_modules/idiomorph/dist
 COPY --from=frontend /build/node_modules/swagger-ui-dist ./node_modules/swagger-ui-dist
 RUN useradd --system --uid 10001 --home /app bourse && mkdir /data && chown bourse /data
 USER bourse

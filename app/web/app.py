@@ -62,6 +62,7 @@ NODE_MODULES = ROOT / "node_modules"
 VENDOR = {
     "htmx": NODE_MODULES / "htmx.org" / "dist",
     "htmx-ext-ws": NODE_MODULES / "htmx-ext-ws" / "dist",
+    "idiomorph": NODE_MODULES / "idiomorph" / "dist",  # htmx's morph extension: how a push swaps a region
     "swagger-ui": NODE_MODULES / "swagger-ui-dist",  # the API docs' assets, from our own origin
 }
 

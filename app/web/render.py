@@ -1025,8 +1025,13 @@ def events_added(lines_newest_first: list[str]) -> str:
     return f'<div hx-swap-oob="beforeend:#event-list">{"".join(reversed(lines_newest_first))}</div>'
 
 
+MORPH = ' hx-swap-oob="morph"'
+"""How a push swaps a region in: htmx's idiomorph extension morphs the element of its id into the
+one sent, keeping the elements that stay (their classes, focus, open details, CSS transitions)."""
+
+
 def wrap_region(region: str, html: str, oob: bool) -> Markup:
-    oob_attr = ' hx-swap-oob="true"' if oob else ""
+    oob_attr = MORPH if oob else ""
     return Markup(f'<section id="r-{region}" class="region region-{region}"{oob_attr}>{html}</section>')
 
 
@@ -1046,7 +1051,7 @@ def regions_container(regions: dict[str, str], oob: bool) -> Markup:
     inner = "".join(
         wrap_region(region, html, oob=False) for region, html in regions.items() if region != EVENTS
     )
-    oob_attr = ' hx-swap-oob="true"' if oob else ""
+    oob_attr = MORPH if oob else ""
     log = (
         wrap_region(EVENTS, regions[EVENTS], oob=oob)
         if EVENTS in regions
@@ -1057,61 +1062,6 @@ def regions_container(regions: dict[str, str], oob: bool) -> Markup:
 
 def oob_fragments(regions: dict[str, str]) -> str:
     return "".join(wrap_region(region, html, oob=True) for region, html in regions.items())
-
-
-# A part of a region: an element with an id that a template puts between these two comments (one
-# player's card, one figure of a board), sent alone when it is all of the region that changed.
-PART_OPEN = "<!--part-->"
-PART_CLOSE = "<!--/part-->"
-# A part's element (its tag, then its id): one that parses alone at the top of a message as where it
-# stands (htmx parses a push in a <template>: a table's row or an SVG drawing's piece would not).
-_PART_ID = re.compile(r'<(article|aside|div|figure|li|ol|p|section|svg|table|ul)\b[^>]*?\sid="([^"]+)"')
-
-
-def region_parts(html: str) -> tuple[str, dict[str, str]] | None:
-    """``html`` as its frame (the text outside its parts, each part there as its id) and its parts by
-    id, in order; None when it has none, or a part is not one element with an id (of a kind that
-    ``_PART_ID`` names)."""
-    frame: list[str] = []
-    parts: dict[str, str] = {}
-    end = 0
-    while (start := html.find(PART_OPEN, end)) >= 0:
-        close = html.find(PART_CLOSE, start)
-        if close < 0:
-            return None
-        inside = html[start + len(PART_OPEN) : close]
-        element = inside.strip()
-        found = _PART_ID.match(element)
-        if found is None or found[2] in parts or PART_OPEN in inside:
-            return None
-        parts[found[2]] = element
-        opened = start + len(PART_OPEN)
-        frame.append(html[end : opened + len(inside) - len(inside.lstrip())])
-        frame.append(f"\0{found[2]}\0")
-        end = opened + len(inside.rstrip())
-    if not parts:
-        return None
-    frame.append(html[end:])
-    return "".join(frame), parts
-
-
-def changed_parts(before: str, after: str) -> str | None:
-    """The out-of-band swaps that turn a region drawn as ``before`` into ``after`` by its parts: each
-    part that differs, alone; None when more than its parts changed (its frame, which parts it has,
-    their order), or when every part did (the region whole is as short)."""
-    old, new = region_parts(before), region_parts(after)
-    if old is None or new is None or old[0] != new[0]:
-        return None
-    changed = [element for key, element in new[1].items() if old[1][key] != element]
-    if len(changed) == len(new[1]):
-        return None
-    return "".join(_oob_part(element) for element in changed)
-
-
-def _oob_part(element: str) -> str:
-    """A part's element marked to be swapped for the element of its id (htmx drops the mark)."""
-    after_tag = len(_PART_ID.match(element)[1]) + 1  # type: ignore[index]  # region_parts matched it
-    return f'{element[:after_tag]} hx-swap-oob="true"{element[after_tag:]}'
 
 
 def render_page(name: str, locale: str, game_id: str | None = None, **context: Any) -> str:

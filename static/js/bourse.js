@@ -322,12 +322,9 @@
       if (!old) {
         return;  // new on the page
       }
-      var replaced = old.element !== now.element;  // else its region was not drawn again
-      if ((replaced && (old.text !== now.text || old.value !== now.value)) || old.waited !== now.waited) {
+      // A push morphs its regions (idiomorph): a piece that stays is the same element, changed in place.
+      if (old.text !== now.text || old.value !== now.value || old.waited !== now.waited) {
         flash(now.element);
-      }
-      if (!replaced) {
-        return;
       }
       var from = old.rect && now.rect ? startOf(old, now) : null;
       if (from) {
@@ -377,8 +374,9 @@
       if (id === "focus" || id === "armed") {
         return;
       }
+      // A morph keeps the form but takes its fields back to the values they were sent with.
       var form = document.getElementById(id);
-      if (!form || form === kept[id].form) {
+      if (!form) {
         return;
       }
       Object.keys(kept[id].values).forEach(function (key) {
@@ -474,6 +472,16 @@
     }
   }
 
+  // ------------------------------------------------------------ a push morphs its regions
+  // The server sends each changed region whole, marked hx-swap-oob="morph": htmx's idiomorph
+  // extension morphs the region on the page into it, keeping the elements that stay (their focus,
+  // CSS transitions, the page's own marks). What the person opened stays open.
+  if (window.Idiomorph) {
+    Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, element, change) {
+      return !(name === "open" && change === "remove" && element.tagName === "DETAILS");
+    };
+  }
+
   // ------------------------------------------------------------ whose page this is
   // Public regions are the same for every viewer; the page marks its own seat (data-viewer-seat on
   // the room, or on a replay's frame) so "you" shows there and the host's buttons skip it. A game's
@@ -486,11 +494,10 @@
       seat.classList.toggle("you", mine);
     });
   }
+  // A pushed region is morphed to the classes it was sent with, "you" not among them: marked again
+  // at once, in the same task, so the mark never shows gone.
   document.addEventListener("htmx:afterSwap", markViewer);
   document.addEventListener("htmx:oobAfterSwap", markViewer);
-  // A push's swaps settle after they are made: an element swapped alone by its id (a part of a
-  // region, render.py) then takes back the classes it was sent with, "you" not among them.
-  document.addEventListener("htmx:wsAfterMessage", markViewer);
 
   // ------------------------------------------------------------ rules at the table
   // The "?" beside a decision loads that phase's rules into the room's dialog (hx-get); opened modal,

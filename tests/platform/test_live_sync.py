@@ -1,7 +1,7 @@
 """A tab that applies every push it gets shows exactly the page a fresh load would, whatever races.
 
-``TabPage`` applies pushes the way htmx's WebSocket extension does (out-of-band swaps by id; the
-game log's new lines go on top of its list), so these tests check what a browser ends up showing.
+``TabPage`` applies pushes the way htmx's WebSocket extension does (out-of-band swaps by id, a
+region morphed into the one sent; the game log's new lines go at the end of its list), so these tests check what a browser ends up showing.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from app.web.render import (
     FragmentCache,
     RegionCache,
     Table,
-    changed_parts,
     environment,
     event_line,
     public_regions,
@@ -43,8 +42,7 @@ from tests.support import people_table
 
 
 class _TopLevel(HTMLParser):
-    """Splits a message into its top-level elements: (attributes, inner HTML); ``outer``: each one's
-    whole text."""
+    """Splits a message into its top-level elements: (attributes, inner HTML)."""
 
     VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "base", "wbr", "source"}
 
@@ -53,9 +51,7 @@ class _TopLevel(HTMLParser):
         self.text = text
         self.depth = 0
         self.elements: list[tuple[dict[str, str | None], str]] = []
-        self.outer: list[str] = []
         self._start = 0
-        self._tag_start = 0
         self._attrs: dict[str, str | None] = {}
         self._lines = [0]
         for line in text.splitlines(keepends=True):
@@ -71,8 +67,7 @@ class _TopLevel(HTMLParser):
             return
         if self.depth == 0:
             self._attrs = dict(attrs)
-            self._tag_start = self._offset()
-            self._start = self._tag_start + len(self.get_starttag_text() or "")
+            self._start = self._offset() + len(self.get_starttag_text() or "")
         self.depth += 1
 
     def handle_endtag(self, tag: str) -> None:
@@ -82,7 +77,6 @@ class _TopLevel(HTMLParser):
         if self.depth == 0:
             end = self._offset()
             self.elements.append((self._attrs, self.text[self._start : end]))
-            self.outer.append(self.text[self._tag_start : self.text.index(">", end) + 1])
 
 
 class TabPage:
@@ -94,7 +88,7 @@ class TabPage:
 
     def apply(self, message: str) -> None:
         top = _TopLevel(message)
-        for (attrs, inner), outer in zip(top.elements, top.outer, strict=True):
+        for attrs, inner in top.elements:
             swap = attrs.get("hx-swap-oob") or "true"
             if attrs.get("id") == "regions":
                 self.regions = {a["id"][2:]: html for a, html in _TopLevel(inner).elements}  # type: ignore[index]
@@ -106,25 +100,9 @@ class TabPage:
                 self.version = int(attrs.get("data-room-version") or self.version)
             elif attrs.get("id") == "watchers":
                 continue  # who is watching (the timer's line beside the regions), not a region
-            elif str(attrs["id"]).startswith("r-"):
-                assert swap == "true", swap
+            else:  # a region, sent whole: htmx's morph extension makes the page's region equal to it
+                assert str(attrs["id"]).startswith("r-") and swap == "morph", (attrs, swap)
                 self.regions[str(attrs["id"])[2:]] = inner
-            else:  # a part of a region: the element of its id is swapped for it, which htmx unmarks
-                assert swap == "true", swap
-                self._swap_part(str(attrs["id"]), outer.replace(' hx-swap-oob="true"', "", 1))
-
-    def _swap_part(self, element_id: str, element: str) -> None:
-        for region, html in self.regions.items():
-            at = html.find(f' id="{element_id}"')
-            if at < 0:
-                continue
-            start = html.rindex("<!--part-->", 0, at) + len("<!--part-->")
-            end = html.index("<!--/part-->", at)
-            inside = html[start:end]
-            lead, trail = len(inside) - len(inside.lstrip()), len(inside) - len(inside.rstrip())
-            self.regions[region] = html[: start + lead] + element + html[end - trail :]
-            return
-        raise AssertionError(f"no element {element_id} on the page")
 
 
 def received(socket: WebSocketTestSession) -> list[str]:
@@ -238,78 +216,6 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
     for tab, page in pages.items():
         assert page.version == snapshot.version
         assert page.regions == Viewer(RoomLive(), snapshot, tab.seat, "en", seated).page_regions()
-
-
-# the public region whose parts (a player's card, a board's figure) a game's template marks
-PARTED = {"basari": "g-players", "qe": "g-players", "tulip-bubble": "g-board"}
-
-
-@pytest.mark.parametrize("game", sorted(PARTED))
-def test_a_region_changed_only_in_some_parts_is_sent_as_those_parts(service: RoomService, game: str) -> None:
-    """When a move changes some parts of a public region and nothing else of it, every tab is sent
-    those parts alone, not the region: each an element of the region with its id, marked to be
-    swapped for the element of that id, together shorter than the region. Applied as htmx does, the
-    tabs end on the page a fresh load shows (whole games of bots, a tab for every seat and one for
-    the spectators)."""
-    players = ENGINES[game].info.max_players
-    region = PARTED[game]
-    code, _, _ = service.seats.create_room(game, players, {}, None)
-    service.seats.add_bot(code, None, fill=True)
-    service.seats.start(code, None)
-    room = RoomLive()
-    seated = frozenset(range(players))
-    tabs = [Tab(socket=cast(WebSocket, None), seat=seat, locale="en") for seat in [None, *range(players)]]
-    pages = {tab: TabPage() for tab in tabs}
-    by_parts = whole = 0
-    while True:
-        snapshot = service.load(code)
-        for tab, message in room.plan(snapshot, tabs, seated, frozenset(), everyone=True):
-            before = pages[tab].regions.get(region)
-            top = _TopLevel(message)
-            sent = {
-                str(attrs["id"]): outer
-                for (attrs, _), outer in zip(top.elements, top.outer, strict=True)
-                if str(attrs.get("id")).startswith("part-")
-            }
-            pages[tab].apply(message)
-            if sent:
-                by_parts += 1
-                assert f'id="r-{region}"' not in message
-                for part, outer in sent.items():  # an element of the region, marked right after its tag
-                    assert f' id="{part}"' in str(before)
-                    assert outer.find(' hx-swap-oob="true"') == outer.index(" ")
-                assert sum(map(len, sent.values())) < len(pages[tab].regions[region])
-            elif f'id="r-{region}"' in message and before is not None:
-                whole += 1
-        if not service.turns.bot_step(code):
-            break
-    assert by_parts > whole > 0  # the region is sent whole when its frame or all of its parts change
-    for tab, page in pages.items():
-        assert page.regions == Viewer(RoomLive(), snapshot, tab.seat, "en", seated).page_regions()
-
-
-def test_a_regions_parts_are_what_changed_of_it_or_nothing() -> None:
-    """``changed_parts``: the parts that differ, each as an out-of-band swap; None when the text
-    outside the parts differs, when every part changed, or when a marked part is not one element
-    with an id of a kind that parses alone (a table's row does not), or parts nest."""
-
-    def region(first: str, second: str, heading: str = "Players") -> str:
-        return (
-            f'<h2>{heading}</h2><div>\n  <!--part--><article id="part-a" class="p">{first}</article><!--/part-->'
-            f'\n  <!--part-->\n<div id="part-b">{second}</div>\n<!--/part--></div>'
-        )
-
-    assert changed_parts(region("1", "2"), region("1", "3")) == '<div hx-swap-oob="true" id="part-b">3</div>'
-    assert changed_parts(region("1", "2"), region("1", "2")) == ""
-    assert changed_parts(region("1", "2"), region("1", "3", heading="Scores")) is None
-    assert changed_parts(region("1", "2"), region("0", "3")) is None
-    assert changed_parts(region("1", "2"), region("1", "2").replace("part-b", "part-c")) is None
-    no_id = '<!--part--><p>1</p><!--/part--><!--part--><p id="x">2</p><!--/part-->'
-    assert changed_parts(no_id, no_id.replace("1", "0")) is None
-    row = '<!--part--><tr id="x"><td>1</td></tr><!--/part--><!--part--><p id="y">2</p><!--/part-->'
-    assert changed_parts(row, row.replace("1", "0")) is None
-    nested = '<!--part--><div id="x"><!--part--><p id="y">1</p><!--/part--></div><!--/part-->'
-    assert changed_parts(nested, nested.replace("1", "0")) is None
 
 
 def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings) -> None:

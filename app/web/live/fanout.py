@@ -51,7 +51,6 @@ from app.web.render import (
     Rendering,
     SeatContext,
     Table,
-    changed_parts,
     environment,
     event_line,
     events_added,
@@ -469,14 +468,13 @@ def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[
     """What to send each tab so it shows its viewer's page; tabs in the same place share a message."""
     messages: dict[tuple[Any, ...], tuple[str, Mapping[str, Rendering], int]] = {}
     lines: dict[tuple[int, str], str] = {}  # the new game-log lines, made once a language (``Viewer.lines``)
-    parts: dict[tuple[int, int], str | None] = {}  # a region's changed parts, by its two renderings
     out = []
     for tab in tabs:
         viewer = viewers[tab]
         version = viewer.snapshot.version
         key = (id(viewer), id(tab.sent), tab.version, tab.events_seen, tab.page_version == version)
         if key not in messages:
-            messages[key] = _message_for(tab, viewer, lines, parts)
+            messages[key] = _message_for(tab, viewer, lines)
         message, sent, events_seen = messages[key]
         tab.sent, tab.version, tab.events_seen = sent, version, events_seen
         if message:
@@ -512,7 +510,6 @@ def _message_for(
     tab: Tab,
     viewer: Viewer,
     lines: dict[tuple[int, str], str],
-    parts: dict[tuple[int, int], str | None],
 ) -> tuple[str, Mapping[str, Rendering], int]:
     snapshot = viewer.snapshot
     regions = viewer.regions
@@ -523,12 +520,10 @@ def _message_for(
     elif way == PAGE:
         message = str(regions_container(viewer.page_regions(), oob=True))
     else:
-        message = _changed_regions(
-            tab,
-            viewer,
-            [region for region, rendering in regions.items() if tab.sent[region].digest != rendering.digest],
-            parts,
-        )
+        changed = [
+            region for region, rendering in regions.items() if tab.sent[region].digest != rendering.digest
+        ]
+        message = oob_fragments(viewer.html(changed))
         if way == LOG:
             message += oob_fragments({EVENTS: viewer.events_html()})
         elif viewer.has_log and tab.events_seen != snapshot.events_total:
@@ -537,30 +532,6 @@ def _message_for(
     if snapshot.version != tab.version:
         message += version_marker(snapshot.version)  # the table moved on: old errors go
     return message, regions, snapshot.events_total
-
-
-def _changed_regions(
-    tab: Tab, viewer: Viewer, changed: list[str], parts: dict[tuple[int, int], str | None]
-) -> str:
-    """Swaps that bring ``tab``'s ``changed`` regions to ``viewer``'s: a region whose two renderings'
-    HTML is at hand (a public region's is kept for every tab; a seat's own is let go once sent) and
-    that changed only in some of its parts (``changed_parts``: a player's card, a board's figure) as
-    those parts of the viewer's own rendering, worked out once a plan for every tab that had the
-    same two; any other whole."""
-    swaps, whole = [], []
-    for region in changed:
-        before, after = tab.sent[region], viewer.regions[region]
-        swap = None
-        if before.html is not None and after.html is not None:
-            key = (id(before), id(after))  # both kept alive by the tab and the viewer meanwhile
-            if key not in parts:
-                parts[key] = changed_parts(before.html.decode(), after.html.decode())
-            swap = parts[key]
-        if swap is None:
-            whole.append(region)
-        else:
-            swaps.append(swap)
-    return oob_fragments(viewer.html(whole)) + "".join(swaps)
 
 
 class Audience(Protocol):
