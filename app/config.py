@@ -121,6 +121,14 @@ class Settings(BaseSettings):
             raise ValueError(f"clock presets are seconds separated by commas, like '30,120', not {value!r}")
         return value
 
+    @field_validator("push_services")
+    @classmethod
+    def _are_push_services(cls, value: str) -> str:
+        from app.rooms.push_services import PushServices  # the rooms layer's reading of them
+
+        PushServices.named(value)  # ValueError, said plainly, for an origin that is not one
+        return value
+
     @field_validator("rate_create", "rate_join", "rate_act", "rate_connect", "rate_chat")
     @classmethod
     def _is_a_rate(cls, value: str) -> str:

@@ -643,6 +643,8 @@ def test_a_host_spelled_as_a_number_is_never_a_push_service(host: str) -> None:
     (made by hand here) still matches no endpoint; nothing is looked up."""
     with pytest.raises(ValueError, match="a push service is an origin"):
         PushServices.named(f"https://{host}")
+    with pytest.raises(ValueError, match="a push service is an origin"):
+        Settings(BOURSE_PUSH_SERVICES=f"{DEFAULT_PUSH_SERVICES},https://{host}")
     resolver = FakeResolver()
     named = Service("https", host.strip("[]").lower(), 443)
     services = PushServices((named, Service("https", "*.1", 443)), resolve=resolver)
