@@ -9,12 +9,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 RATE = re.compile(r"\s*(\d+)\s*/\s*(second|minute|hour|day)s?\s*")
 NO_LIMIT = {"", "0", "off", "none", "unlimited"}
+# The browsers' push services: Chrome's (Firebase Cloud Messaging, other Chromium browsers' too),
+# Firefox's (Mozilla's autopush), Edge's (Windows Notification Service, a host per region) and
+# Safari's (Apple's web push, whose hosts Apple asks servers to allow as one domain).
+DEFAULT_PUSH_SERVICES = (
+    "https://fcm.googleapis.com,https://updates.push.services.mozilla.com,"
+    "https://*.notify.windows.com,https://*.push.apple.com"
+)
 
 
 @dataclass(frozen=True)
@@ -85,19 +92,14 @@ class Settings(BaseSettings):
     rate_chat: str = Field("20/minute", validation_alias="BOURSE_RATE_CHAT")
 
     # Web Push (issue 23): the VAPID key pair is made at the first start and kept in the database,
-    # unless given here (a PEM, or base64url DER or raw); the subject is the operators' contact.
-    vapid_private_key: str = Field("", validation_alias="BOURSE_VAPID_PRIVATE_KEY")
+    # unless given here (a PEM, or base64url DER or raw: a secret, shown by no repr or log); the
+    # subject is the operators' contact.
+    vapid_private_key: SecretStr = Field(SecretStr(""), validation_alias="BOURSE_VAPID_PRIVATE_KEY")
     vapid_subject: str = Field("", validation_alias="BOURSE_VAPID_SUBJECT")
-    # The push services the server posts to, as origins ("https://push.example.net", comma-separated);
-    # empty: any HTTPS address by a host name (never an IP address or this machine).
-    push_services: str = Field("", validation_alias="BOURSE_PUSH_SERVICES")
+    # The push services the server posts to, as origins separated by commas ("https://push.example.net",
+    # "https://*.example.net"); by default the browsers' (app/rooms/push_services.py).
+    push_services: str = Field(DEFAULT_PUSH_SERVICES, validation_alias="BOURSE_PUSH_SERVICES")
     push_timeout: float = Field(10.0, validation_alias="BOURSE_PUSH_TIMEOUT", gt=0, le=60)
-
-    @property
-    def push_service_origins(self) -> frozenset[str]:
-        return frozenset(
-            part.strip().rstrip("/").lower() for part in self.push_services.split(",") if part.strip()
-        )
 
     @property
     def push_contact(self) -> str:
@@ -117,6 +119,14 @@ class Settings(BaseSettings):
         parts = [part.strip() for part in value.split(",") if part.strip()]
         if not parts or not all(part.isdigit() and int(part) > 0 for part in parts):
             raise ValueError(f"clock presets are seconds separated by commas, like '30,120', not {value!r}")
+        return value
+
+    @field_validator("push_services")
+    @classmethod
+    def _are_push_services(cls, value: str) -> str:
+        from app.rooms.push_services import PushServices  # the rooms layer's reading of them
+
+        PushServices.named(value)  # ValueError, said plainly, for an origin that is not one
         return value
 
     @field_validator("rate_create", "rate_join", "rate_act", "rate_connect", "rate_chat")

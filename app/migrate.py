@@ -49,10 +49,10 @@ def migrate(database_url: str) -> bool:
 def keep_push_key(database_url: str) -> None:
     """Make the server's push key if the data has none yet (its first start), and keep its public
     half: the server then reads both back as text, and imports the elliptic-curve library (~8 MB)
-    only with its first push (``app.web.push.Vapid``). A failure is only logged: the server tries
+    only with its first push (``app.rooms.vapid.Vapid``). A failure is only logged: the server tries
     again, and without a key it sends no push."""
     from app.rooms import RoomService
-    from app.web.push import kept_vapid
+    from app.rooms.vapid import kept_vapid
 
     db = Database(database_url)
     try:
@@ -69,7 +69,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_settings()
     migrated = migrate(settings.database_url)
-    if migrated and not settings.vapid_private_key:  # an operator's key is theirs to keep
+    if migrated and not settings.vapid_private_key.get_secret_value():  # an operator's key is theirs to keep
         keep_push_key(settings.database_url)
     raise SystemExit(0 if migrated else 1)
 

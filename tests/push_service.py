@@ -6,13 +6,19 @@ given by a browser test that made them with WebCrypto), takes the server's posts
 ``/push/<name>``, checks their VAPID signature (RFC 8292) against the server's public key, and
 decrypts them (RFC 8291, ``aes128gcm``) with that browser's private key, as the browser would. An
 endpoint can be told to answer 410 (gone) or 500, answers 404 once forgotten, or can be slow, and the whole service can be down (its
-port closed)."""
+port closed).
+
+The server reaches it as ``http://localhost:<port>``, named in ``BOURSE_PUSH_SERVICES``: the one
+way the server posts to this machine (``app.rooms.push_services``). ``Listener`` is a port that
+accepts connections and never answers: a push service's tarpit, or a service of this machine's
+that must never be reached (it counts what reaches it)."""
 
 from __future__ import annotations
 
 import base64
 import json
 import secrets
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -66,7 +72,7 @@ class Post:
 class PushService:
     def __init__(self) -> None:
         self.port = free_port()
-        self.origin = f"http://127.0.0.1:{self.port}"
+        self.origin = f"http://localhost:{self.port}"
         self.browsers: dict[str, Browser] = {}
         self.posts: list[Post] = []
         self.gone: set[str] = set()  # endpoints answering 410
@@ -151,6 +157,55 @@ class PushService:
         request.send_response(status)
         request.send_header("Content-Length", "0")
         request.end_headers()
+
+
+class Listener:
+    """A loopback port that accepts every connection and never answers: it keeps them open until
+    stopped, and counts them (``accepted``) and the most open at once (``most_open``)."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.server = socket.create_server((host, 0))
+        self.port = int(self.server.getsockname()[1])
+        self.origin = f"http://localhost:{self.port}"
+        self.accepted = 0
+        self.most_open = 0
+        self._open: list[socket.socket] = []
+        self._guard = threading.Lock()
+        self._stopped = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def endpoint(self, name: str) -> str:
+        return f"{self.origin}/push/{name}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return  # stopped
+            with self._guard:
+                self.accepted += 1
+                self._open = [c for c in self._open if not _closed_by_peer(c)] + [connection]
+                self.most_open = max(self.most_open, len(self._open))
+
+    def stop(self) -> None:
+        self.server.close()
+        with self._guard:
+            for connection in self._open:
+                connection.close()
+
+
+def _closed_by_peer(connection: socket.socket) -> bool:
+    """Whether the other end closed this connection (what it sent so far is read and dropped)."""
+    try:
+        while connection.recv(65536, socket.MSG_DONTWAIT):
+            pass
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass
+    connection.close()
+    return True
 
 
 def verified_vapid(authorization: str) -> tuple[str, str]:

@@ -6,9 +6,11 @@ to write in. The sender (``app.web.push``) asks this store who is due a push and
 one before sending: a compare-and-set on the subscription's marker (``turn_told``, ``clock_told``,
 ``end_told``), so that a turn is told once however many processes, publishes or tabs see it.
 
-A subscription goes with its seat (a player removed from the lobby, a room deleted: the foreign
-key cascades), when its player turns it off, and when its push service answers that the endpoint
-is gone (404 or 410: ``forget_endpoint``).
+A subscription is kept only for an endpoint at an allowed push service whose name resolves to
+public addresses (``app.rooms.push_services``). It goes with its seat (a player removed from the
+lobby, a room deleted: the foreign key cascades), when its player turns it off, and when the sender
+gives up on its endpoint (``forget_endpoint``: its push service answers that it is gone, or it
+failed several times in a row).
 """
 
 from __future__ import annotations
@@ -16,23 +18,22 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import ipaddress
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from app.config import DEFAULT_PUSH_SERVICES
 from app.db import LOCK_ROWS
 from app.games.base import N_
 from app.models import PushSubscription, ServerKey
 from app.rooms.errors import Forbidden, RoomError
+from app.rooms.push_services import PushServices
 from app.rooms.writer import RoomWriter
 
-ENDPOINT_MAX = 1024  # characters in a push service's endpoint URL (they use a few hundred)
 SUBSCRIPTIONS_PER_SEAT = 5  # browsers one seat may have opted in from; a sixth replaces the oldest
 CLOCK_WARNING_SHARE = 4  # a clock's last quarter: its seat is warned once that its time runs out
 CLOCK_WARNING_MIN = 600  # seconds: shorter clocks are not warned of (the turn's push is enough)
@@ -71,32 +72,6 @@ def _decoded(value: Any, size: int) -> bytes | None:
     return raw if len(raw) == size else None
 
 
-def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a URL, as the settings name push services."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
-
-
-def endpoint_allowed(endpoint: Any, origins: Collection[str] = ()) -> bool:
-    """Whether the server may post pushes to ``endpoint``: one of the push services ``origins``
-    names (``BOURSE_PUSH_SERVICES``), or with none named, any HTTPS address by a host name (a push
-    service's), never an IP address or this machine, so a page cannot aim the server's posts at
-    what only the server can reach."""
-    if not isinstance(endpoint, str) or not 0 < len(endpoint) <= ENDPOINT_MAX:
-        return False
-    if origins:
-        return origin_of(endpoint) in origins
-    parts = urlsplit(endpoint)
-    host = (parts.hostname or "").rstrip(".").lower()
-    if parts.scheme != "https" or "." not in host or host == "localhost" or host.endswith(".localhost"):
-        return False
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return True
-    return False
-
-
 def checked_keys(keys: Any) -> tuple[str, str]:
     """The subscription's ``p256dh`` (a point on P-256) and ``auth`` (16 bytes), or ``RoomError``."""
     if not isinstance(keys, dict):
@@ -119,20 +94,23 @@ class PushStore:
 
     def __init__(self, writer: RoomWriter) -> None:
         self.writer = writer
-        self.services: frozenset[str] = frozenset()  # the push services accepted (empty: any, as above)
+        self.services = PushServices.named(DEFAULT_PUSH_SERVICES)  # where endpoints may be (the settings')
 
     # ------------------------------------------------------------ a player's choice
     def subscribe(self, code: str, seat: int | None, endpoint: Any, keys: Any, locale: str) -> None:
         """Keep this browser's subscription for ``seat`` (again: its keys and language are renewed,
         what it was told stays). It is told of decisions that come from now on: one the seat has
-        already (it is looking at it) is not pushed, but its clock may still be warned of."""
-        if not endpoint_allowed(endpoint, self.services):
+        already (it is looking at it) is not pushed, but its clock may still be warned of.
+        The endpoint's name is looked up last, for a seat only."""
+        if not self.services.allows(endpoint):
             raise RoomError(BAD_ENDPOINT)
         p256dh, auth = checked_keys(keys)
         room = self.writer.load(code)
         mine = room.seat(seat)
         if seat is None or mine is None or mine.is_bot:
             raise Forbidden(N_("Only seated players can be told when it is their turn; join the room first."))
+        if not self.services.reachable(endpoint):
+            raise RoomError(BAD_ENDPOINT)
         told = mine.legal_version if seat in room.to_act() else -1
         with self.writer.db.write() as session:
             seat_id = self._seat_id(session, room.room_id, seat)
@@ -255,7 +233,7 @@ class PushStore:
         return [(row.code, row.seat, row.legal_version) for row in rows]
 
     def forget_endpoint(self, endpoint: str) -> int:
-        """The push service says this endpoint is gone: forget it for every seat. How many were."""
+        """The sender gave up on this endpoint (gone, or failing): forget it for every seat. How many were."""
         with self.writer.db.write() as session:
             gone = session.execute(
                 text("DELETE FROM push_subscriptions WHERE endpoint = :endpoint"), {"endpoint": endpoint}
@@ -285,7 +263,7 @@ class PushStore:
 
     def stored_public_key(self, derive: Callable[[], str]) -> str:
         """The public half of the stored key (``stored_key``), derived by ``derive()`` once and kept
-        beside it: a start that reads it back needs no elliptic-curve library (``app.web.push.Vapid``).
+        beside it: a start that reads it back needs no elliptic-curve library (``app.rooms.vapid.Vapid``).
         Two processes deriving it at once derive the same key."""
         with self.writer.db.read() as session:
             found = session.get(ServerKey, VAPID_PUBLIC_KEY)

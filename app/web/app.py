@@ -34,6 +34,8 @@ from app.db import Database
 from app.games.base import N_, Budget
 from app.lease import Leases, RedisLeases
 from app.rooms import RoomError, RoomService
+from app.rooms.push_services import PushServices
+from app.rooms.vapid import kept_vapid, load_vapid
 from app.web import api, my_games, notifications, pages, replay
 from app.web.answers import (
     CANNOT_SAVE,
@@ -50,7 +52,7 @@ from app.web.guards import Guards
 from app.web.limits import Limits, live_socket_code
 from app.web.live import LiveRooms
 from app.web.moves import form_to_action
-from app.web.push import PushSender, kept_vapid, load_vapid
+from app.web.push import PushSender
 from app.web.render import ROOT
 from app.web.security import security_headers
 
@@ -203,11 +205,11 @@ def push_sender(service: RoomService, settings: Settings) -> PushSender | None:
     """The Web Push sender, told of every committed decision, with the server's VAPID key pair: the
     operator's, or the one made at the first start and kept in the database. None (no pushes, the
     room menu does not offer them) while the database cannot keep a key."""
-    service.push.services = settings.push_service_origins
+    service.push.services = PushServices.named(settings.push_services)
     try:
         vapid = (
             load_vapid(settings.vapid_private_key, settings.push_contact)
-            if settings.vapid_private_key
+            if settings.vapid_private_key.get_secret_value()
             else kept_vapid(service.push, settings.push_contact)
         )
     except OperationalError as failure:

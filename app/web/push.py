@@ -3,12 +3,20 @@
 The writer tells ``PushSender.note`` of every committed decision and of a game starting, in the
 writer's own thread; ``note`` only compares who the game now waits for with what it saw last and,
 when a seat has a new decision or the game is over, queues the room (once, however often it moves
-meanwhile). Everything else happens in the sender's own threads, never on the event loop and never
-before the move's answer: reading the room's subscriptions (one indexed query; the room itself is
-the snapshot its writer committed), claiming each push with a compare-and-set on its subscription's
+meanwhile). Everything else happens off the event loop and never before the move's answer. The
+sender's worker thread reads the room's subscriptions (one indexed query; the room itself is the
+snapshot its writer committed), claims each push with a compare-and-set on its subscription's
 marker (``app.rooms.push``: with several processes, only the one that moved the marker sends),
-writing the text and posting it, encrypted (RFC 8291) and signed with the server's VAPID key
-(RFC 8292) by ``pywebpush``, with a timeout.
+writes the text and seals it: encrypted for the browser (RFC 8291, ``pywebpush``) and signed with
+the server's VAPID key (RFC 8292, ``app.rooms.vapid``).
+
+The posts go out on an event loop of the sender's own (``aiohttp``), one lane per push service's
+host: at most one push in flight to a host, the others of that host waiting in its lane, so a host
+that is slow, or accepts and never answers, holds up only its own pushes, for ``CONNECT_TIMEOUT``
+to connect and ``timeout`` in all. Each connection goes only to addresses looked up and checked as
+it opens (``app.rooms.push_services``: an allowed push service, never this machine or its
+network); no redirect is followed. An endpoint its service calls gone (404, 410), or that failed
+``FAILURES_MAX`` times in a row, is forgotten.
 
 What a push says is what the seat's own status line says ("Sealed bid on EU Financial: any amount but
 5."), drawn from that seat's redacted view by the game's own prompt template, in the language the
@@ -19,96 +27,47 @@ minutes or more is in its last quarter, and everyone subscribed is told when the
 
 from __future__ import annotations
 
-import base64
+import asyncio
 import html
+import ipaddress
 import json
 import logging
 import math
 import queue
 import re
+import socket
 import threading
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+import time
+from collections import OrderedDict, deque
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from app.rooms import RoomError, RoomService, RoomSnapshot, wallclock
 from app.rooms.push import PushStore, Recipient
+from app.rooms.push_services import UnsafeAddress, host_name
+from app.rooms.vapid import Vapid
 from app.web.live.fanout import make_table
 from app.web.render import environment, seat_context
 
 if TYPE_CHECKING:
-    from py_vapid import Vapid02
+    import aiohttp
 
 log = logging.getLogger(__name__)
 
 TEMPLATE = "platform/push.html"  # its blocks: the notification's title and body
 CLOCK_CHECK_EVERY = 30.0  # seconds between looks for clocks running out (one query)
-SEND_THREADS = 4  # pushes posted at once: a slow push service holds up only these
-WAITING_MAX = 1000  # pushes waiting for a send thread; past it (a push service hanging) new ones are dropped
-TIMEOUT = 10.0  # seconds a push service may take to answer one push
+WAITING_MAX = 1000  # pushes waiting or on their way; past it (push services hanging) new ones are dropped
+HOST_WAITING_MAX = 50  # of those, for one push service's host: one bad host cannot fill the rest
+TIMEOUT = 10.0  # seconds a push service may take to answer one push, connection included
+CONNECT_TIMEOUT = 3.0  # seconds to look its name up and connect (TLS included)
+FAILURES_MAX = 3  # failures in a row after which an endpoint is forgotten (not only when called gone)
+FAILING_KEPT = 10_000  # endpoints whose failures in a row are counted (the least recently failed go)
 DAY = 86400
 GONE = frozenset({404, 410})  # the push service's word that this endpoint is no more
 SEEN_ROOMS = 4096  # rooms whose waited-for seats ``note`` remembers (the least recently moved go)
 BODY_MAX = 600  # characters of a notification's text (the prompt is one sentence or two)
+VAPID_LIFE = 12 * 3600  # seconds a push's VAPID signature is valid for
 TAGS = re.compile(r"<[^>]*>")
-
-
-@dataclass(frozen=True)
-class Vapid:
-    """The server's VAPID key pair: the private key signs each push, the public one is the
-    ``applicationServerKey`` a browser subscribes with (base64url of the uncompressed point).
-
-    The private key is read (``key``) by the first push, not at start: the elliptic-curve library
-    it needs is ~8 MB a server that sends no push would keep for nothing. So the public key comes
-    as text (kept with the data beside the private key: ``PushStore.stored_public_key``)."""
-
-    private_key: str  # its PEM (as stored) or base64url DER or raw key (``vapid --gen``, an operator's)
-    public: str
-    subject: str  # a contact for the push services: mailto: or https:
-
-    @cached_property
-    def key(self) -> Vapid02:
-        return _signing_key(self.private_key)
-
-
-def _signing_key(private_key: str) -> Vapid02:
-    from py_vapid import Vapid02
-
-    text = private_key.strip()
-    return Vapid02.from_pem(text.encode()) if text.startswith("-----") else Vapid02.from_string(text)
-
-
-def new_private_pem() -> str:
-    """A fresh P-256 key pair, as the PEM the database keeps."""
-    from py_vapid import Vapid02
-
-    vapid = Vapid02()
-    vapid.generate_keys()
-    return bytes(vapid.private_pem()).decode()
-
-
-def public_key_of(private_key: str) -> str:
-    """The public half of a private key as ``Vapid`` takes it (base64url of the uncompressed point)."""
-    from cryptography.hazmat.primitives import serialization
-
-    point = _signing_key(private_key).public_key.public_bytes(
-        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-    )
-    return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
-
-
-def load_vapid(private_key: str, subject: str) -> Vapid:
-    """The key pair of a private key, its public half derived now."""
-    return Vapid(private_key, public_key_of(private_key), subject)
-
-
-def kept_vapid(store: PushStore, subject: str) -> Vapid:
-    """The key pair kept with the data: made at the first start (by ``python -m app.migrate``, before
-    the server starts), its public half derived once and kept beside it."""
-    private_key = store.stored_key(new_private_pem)
-    return Vapid(private_key, store.stored_public_key(lambda: public_key_of(private_key)), subject)
 
 
 def plain(markup: str) -> str:
@@ -155,6 +114,28 @@ def message(room: RoomSnapshot, seat: int, kind: str, locale: str, now: int) -> 
     }
 
 
+@dataclass(frozen=True)
+class Post:
+    """One sealed push, ready to post: where, and what (its body encrypted, its headers signed)."""
+
+    recipient: Recipient
+    host: str  # the endpoint's host name and port: the lane it waits in
+    port: int
+    body: bytes
+    headers: dict[str, str]
+
+
+@dataclass
+class PushCounts:
+    """What the sender did since it started (for metrics): pushes posted and accepted, failed (any
+    answer but 2xx, a timeout, a refused address), dropped (too many waiting), and endpoints forgotten."""
+
+    sent: int = 0
+    failed: int = 0
+    dropped: int = 0
+    forgotten: int = 0
+
+
 class PushSender:
     """Queues rooms whose turn changed and tells their subscribed seats, off the event loop."""
 
@@ -164,17 +145,25 @@ class PushSender:
         self.vapid = vapid
         self.timeout = timeout
         self.clock_check_every = CLOCK_CHECK_EVERY
+        self.counts = PushCounts()
         self._seen: OrderedDict[str, tuple[str, frozenset[tuple[int, int]]]] = OrderedDict()
         self._seen_guard = threading.Lock()
         self._queued: set[str] = set()
         # a queued room's newest committed snapshot, as the writer handed it: telling reads no room
         self._committed: dict[str, RoomSnapshot] = {}
         self._rooms: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        self._sends = ThreadPoolExecutor(SEND_THREADS, thread_name_prefix="push-send")
         self._worker: threading.Thread | None = None
         self._working = False  # the worker is telling a room
-        self._sending = 0  # pushes handed to the send threads and not yet answered
+        self._sending = 0  # pushes handed to the posting loop and not yet done with
+        self._host_sending: dict[tuple[str, int], int] = {}  # of those, per host
+        self._failures: OrderedDict[str, int] = OrderedDict()  # endpoint: its failures in a row
         self._idle = threading.Condition()
+        self._poster: Poster | None = None  # its loop and HTTP client, made by the first push
+
+    @property
+    def queue_depth(self) -> int:
+        """Pushes waiting to be posted or on their way (for metrics)."""
+        return self._sending
 
     # ------------------------------------------------------------ what the writer tells
     def note(self, code: str, after: RoomSnapshot | None, subscribed: bool = True) -> None:
@@ -216,7 +205,10 @@ class PushSender:
             self._rooms.put(None)
             self._worker.join(timeout=self.timeout)
             self._worker = None
-        self._sends.shutdown(wait=False, cancel_futures=True)
+        with self._idle:
+            poster, self._poster = self._poster, None
+        if poster is not None:
+            poster.stop()
 
     def _run(self) -> None:
         checked_at = wallclock.now_ms()
@@ -290,55 +282,244 @@ class PushSender:
 
     # ------------------------------------------------------------ posting
     def _send(self, room: RoomSnapshot, recipient: Recipient, kind: str) -> None:
+        """Seal one push (in the worker thread) and hand it to the posting loop, unless too many
+        wait already, in all or for its host."""
+        found = self.store.services.service_of(recipient.endpoint)
+        if found is None:  # the push services allowed changed since it was kept
+            log.warning(
+                "push to seat %s refused: its endpoint is not at an allowed push service", recipient.seat
+            )
+            self._failed(recipient)
+            return
+        _, host, port = found
         now = wallclock.now_ms()
         payload = json.dumps(message(room, recipient.seat, kind, recipient.locale, now), ensure_ascii=False)
         ttl = min(room.clock, DAY) if kind != "ended" and room.clock else DAY  # a stale turn is no news
         with self._idle:
-            if self._sending >= WAITING_MAX:
+            waiting = self._host_sending.get((host, port), 0)
+            if self._sending >= WAITING_MAX or waiting >= HOST_WAITING_MAX:
+                self.counts.dropped += 1
                 log.warning(
-                    "push to seat %s dropped: %d pushes are waiting already", recipient.seat, self._sending
+                    "push to seat %s dropped: %d pushes are waiting already, %d for its push service",
+                    recipient.seat,
+                    self._sending,
+                    waiting,
                 )
                 return
             self._sending += 1
-        self._sends.submit(self._post, recipient, payload, ttl)
-
-    def _post(self, recipient: Recipient, payload: str, ttl: int) -> None:
-        """Post one push (in a send thread). A push service that says the endpoint is gone (404, 410)
-        has it forgotten for every seat; any other failure is logged, and that push is lost."""
-        # Imported by the first push, not at start: with what they import (aiohttp, urllib3…) they
-        # are ~14 MB a server that sends no push would keep for nothing.
-        import requests
-        from pywebpush import WebPushException, webpush
-
-        session = requests.Session()
-        session.max_redirects = 0  # a push service answers; it does not send the server elsewhere
+            self._host_sending[(host, port)] = waiting + 1
+            if self._poster is None:
+                self._poster = Poster(self)
+            poster = self._poster
         try:
-            webpush(
-                recipient.subscription_info,
-                payload,
-                vapid_private_key=self.vapid.key,
-                vapid_claims={"sub": self.vapid.subject},
-                timeout=self.timeout,
-                ttl=ttl,
-                headers={"Urgency": "high"},
-                requests_session=session,
-            )
-        except WebPushException as refused:
-            if refused.status_code in GONE:
-                self.store.forget_endpoint(recipient.endpoint)
-            else:
-                log.warning("push to seat %s refused: %s", recipient.seat, refused.status_code)
-        except requests.RequestException as failure:
-            log.warning("push to seat %s failed: %s", recipient.seat, type(failure).__name__)
+            post = self._sealed(recipient, host, port, payload, ttl)
         except Exception:
-            log.exception("push to seat %s failed", recipient.seat)
-        finally:
-            session.close()
+            log.exception("push to seat %s could not be sealed", recipient.seat)
+            self._done(host, port)
+            return
+        poster.post(post)
+
+    def _sealed(self, recipient: Recipient, host: str, port: int, payload: str, ttl: int) -> Post:
+        """The push encrypted for the browser's keys and signed with the server's VAPID key."""
+        # Imported by the first push, not at start: with what they import (aiohttp, requests…) they
+        # are ~14 MB a server that sends no push would keep for nothing.
+        from pywebpush import WebPusher
+
+        body = WebPusher(recipient.subscription_info).encode(payload.encode(), "aes128gcm")["body"]
+        scheme = recipient.endpoint.split(":", 1)[0].lower()
+        audience = f"{scheme}://{host}" + (
+            "" if (scheme, port) in (("https", 443), ("http", 80)) else f":{port}"
+        )
+        claims = {"sub": self.vapid.subject, "aud": audience, "exp": int(time.time()) + VAPID_LIFE}
+        headers = {
+            **self.vapid.key.sign(claims),
+            "TTL": str(ttl),
+            "Content-Encoding": "aes128gcm",
+            "Urgency": "high",
+        }
+        return Post(recipient, host, port, bytes(body), headers)
+
+    def _answered(self, recipient: Recipient, status: int | None, failure: BaseException | None) -> None:
+        """What became of one post (on the posting loop's thread): ``status`` its answer, or ``failure``."""
+        endpoint = recipient.endpoint
+        if status is not None and 200 <= status < 300:
             with self._idle:
-                self._sending -= 1
-                self._idle.notify_all()
+                self.counts.sent += 1
+                self._failures.pop(endpoint, None)
+            return
+        if status in GONE:
+            self._forget(recipient)
+            return
+        if status is not None:
+            log.warning("push to seat %s refused: %s", recipient.seat, status)
+        elif isinstance(failure, UnsafeAddress) or isinstance(
+            getattr(failure, "os_error", None), UnsafeAddress
+        ):
+            log.warning("push to seat %s refused: its push service's address is not public", recipient.seat)
+        else:
+            log.warning("push to seat %s failed: %s", recipient.seat, type(failure).__name__)
+        self._failed(recipient)
+
+    def _failed(self, recipient: Recipient) -> None:
+        """One more failure in a row for this endpoint: at ``FAILURES_MAX`` it is forgotten."""
+        with self._idle:
+            self.counts.failed += 1
+            failures = self._failures.pop(recipient.endpoint, 0) + 1
+            if failures < FAILURES_MAX:
+                self._failures[recipient.endpoint] = failures
+                while len(self._failures) > FAILING_KEPT:
+                    self._failures.popitem(last=False)
+                return
+        self._forget(recipient)
+
+    def _forget(self, recipient: Recipient) -> None:
+        try:
+            forgotten = self.store.forget_endpoint(recipient.endpoint)
+        except Exception:  # a busy database: its next failure tries again
+            log.exception("the endpoint of seat %s could not be forgotten", recipient.seat)
+            return
+        with self._idle:
+            self.counts.forgotten += forgotten
+            self._failures.pop(recipient.endpoint, None)
+
+    def _done(self, host: str, port: int) -> None:
+        with self._idle:
+            self._sending -= 1
+            left = self._host_sending.pop((host, port), 1) - 1
+            if left:
+                self._host_sending[(host, port)] = left
+            self._idle.notify_all()
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Wait until no room is queued and no push is on its way (tests); whether that came."""
         with self._idle:
             return self._idle.wait_for(lambda: not (self._queued or self._working or self._sending), timeout)
+
+
+class Poster:
+    """The sender's posting loop: an event loop in a thread of its own, and the HTTP client on it.
+
+    Each host has one lane, drained one post at a time; each post opens its own connection (no
+    connection is kept), to addresses ``checked_resolver`` looked up and checked for it."""
+
+    def __init__(self, sender: PushSender) -> None:
+        self.sender = sender
+        self.loop = asyncio.new_event_loop()
+        self._lanes: dict[tuple[str, int], deque[Post]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._session: aiohttp.ClientSession | None = None
+        self._thread = threading.Thread(target=self.loop.run_forever, name="push-send", daemon=True)
+        self._thread.start()
+
+    def post(self, post: Post) -> None:
+        """Queue ``post`` in its host's lane (from any thread)."""
+        self.loop.call_soon_threadsafe(self._queue, post)
+
+    def _queue(self, post: Post) -> None:
+        key = (post.host, post.port)
+        lane = self._lanes.get(key)
+        if lane is not None:
+            lane.append(post)
+            return
+        self._lanes[key] = deque([post])
+        task = self.loop.create_task(self._drain(key))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drain(self, key: tuple[str, int]) -> None:
+        lane = self._lanes[key]
+        try:
+            while lane:
+                post = lane.popleft()
+                try:
+                    await self._post(post)
+                finally:
+                    self.sender._done(post.host, post.port)
+        finally:
+            for post in lane:  # stopped meanwhile
+                self.sender._done(post.host, post.port)
+            del self._lanes[key]
+
+    async def _post(self, post: Post) -> None:
+        import aiohttp
+        from yarl import URL
+
+        status: int | None = None
+        failure: BaseException | None = None
+        url = URL(post.recipient.endpoint, encoded=True)
+        # the client's own reading of the URL: the host it would connect to is the one checked
+        if host_name(url.raw_host or "") != post.host or url.port != post.port:
+            failure = UnsafeAddress("the endpoint's host reads differently")
+        else:
+            try:
+                async with self._client().post(
+                    url, data=post.body, headers=post.headers, allow_redirects=False
+                ) as answer:
+                    status = answer.status
+            except (aiohttp.ClientError, TimeoutError, OSError) as failed:
+                failure = failed
+        await asyncio.to_thread(self.sender._answered, post.recipient, status, failure)
+
+    def _client(self) -> aiohttp.ClientSession:
+        import aiohttp
+
+        if self._session is None:
+            timeout = self.sender.timeout
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(
+                    resolver=checked_resolver(self.sender.store),
+                    use_dns_cache=False,
+                    force_close=True,  # each push looks its host up again, and connects to what was checked
+                ),
+                timeout=aiohttp.ClientTimeout(total=timeout, connect=min(CONNECT_TIMEOUT, timeout)),
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,  # no proxy from the environment: the checked address is the one reached
+                auto_decompress=False,
+            )
+        return self._session
+
+    def stop(self, timeout: float = 5.0) -> None:
+        async def close() -> None:
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            if self._session is not None:
+                await self._session.close()
+
+        try:
+            asyncio.run_coroutine_threadsafe(close(), self.loop).result(timeout)
+        except Exception:
+            log.exception("the push sender's posts could not be closed")
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+def checked_resolver(store: PushStore) -> aiohttp.abc.AbstractResolver:
+    """The posting client's resolver: the addresses of a push service's name as
+    ``PushServices.checked_addresses`` looks them up and checks them, now, and no others (it raises
+    ``UnsafeAddress`` otherwise, and nothing is connected to)."""
+    from aiohttp.abc import AbstractResolver, ResolveResult
+
+    class CheckedResolver(AbstractResolver):
+        async def resolve(
+            self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+        ) -> list[ResolveResult]:
+            addresses = await asyncio.to_thread(store.services.checked_addresses, host, port)
+            return [
+                ResolveResult(
+                    hostname=host,
+                    host=address,
+                    port=port,
+                    family=socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET,
+                    proto=0,
+                    flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
+                )
+                for address in addresses
+            ]
+
+        async def close(self) -> None:
+            pass
+
+    return CheckedResolver()

@@ -1,13 +1,19 @@
 """Web Push (issue 23): a seat that opted in is told, on a push service the test runs on loopback
 (tests/push_service.py decrypts each push with the browser's keys and checks its VAPID signature),
 when its turn comes, in its language, with the words of its own status line, once per turn; a clock
-running out and the game's end are told once too; a 410 forgets the subscription; turning it off,
-leaving the seat or the room's deletion stops it; and a move answers as fast whatever the push
-service does."""
+running out and the game's end are told once too; a 410 forgets the subscription, and so do a few
+failures in a row; turning it off, leaving the seat or the room's deletion stops it; a move answers
+as fast whatever the push service does, and a push service that never answers holds up no other's
+pushes. The server posts only to allowed push services whose names resolve to public addresses,
+checked as a player opts in and again as each push is sent (the resolver is the test's), never to a
+host spelled as a number; the VAPID private key shows in no repr or log."""
 
 from __future__ import annotations
 
+import logging
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -17,18 +23,21 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
 from app.cleanup import sweep_once
-from app.config import Settings
+from app.config import DEFAULT_PUSH_SERVICES, Settings
 from app.db import Database
 from app.models import ServerKey, utcnow
 from app.rooms import RoomService, wallclock
-from app.rooms.push import VAPID_PUBLIC_KEY, endpoint_allowed
+from app.rooms.push import VAPID_PUBLIC_KEY
+from app.rooms.push_services import PushServices, Service, public, system_resolve
+from app.rooms.vapid import Vapid, load_vapid, new_private_pem, public_key_of
 from app.web import push as push_module
 from app.web.app import create_app
-from app.web.push import PushSender, Vapid, load_vapid, new_private_pem, public_key_of
+from app.web.push import PushSender
 from tests.platform.test_api import auth
-from tests.push_service import PushService
+from tests.push_service import Listener, PushService
 
 
 @pytest.fixture
@@ -415,7 +424,7 @@ def test_a_move_answers_as_fast_when_the_push_service_is_slow_or_down(
     assert sender.wait_idle(30)
     normal = statistics.median(round_times(6))
     assert sender.wait_idle(30)
-    push_service.delay = 1.5  # every push waits 1.5 s for its answer
+    push_service.delay = 0.5  # every push waits 0.5 s for its answer (one at a time: one host)
     slow = statistics.median(round_times(6))
     assert sender.wait_idle(60)
     push_service.stop()  # down: its port refuses connections
@@ -469,7 +478,7 @@ def test_the_vapid_key_is_made_once_and_kept_with_the_data_unless_the_operator_g
         session.delete(session.get(ServerKey, VAPID_PUBLIC_KEY))
     db.dispose()
     assert public_key(push_settings) == made
-    given = new_private_pem()
+    given = SecretStr(new_private_pem())
     chosen = push_settings.model_copy(update={"vapid_private_key": given})
     assert public_key(chosen) == load_vapid(given, "mailto:x").public != made
 
@@ -505,22 +514,6 @@ def test_bad_subscriptions_are_refused_readably_and_change_nothing(
     assert service_of(client).push.of_room(service_of(client).load(code).room_id) == []
 
 
-@pytest.mark.parametrize(
-    ("endpoint", "allowed"),
-    [
-        ("https://push.services.example/v1/abc", True),
-        ("http://push.services.example/v1/abc", False),
-        ("https://127.0.0.1/x", False),
-        ("https://[::1]/x", False),
-        ("https://localhost/x", False),
-        ("https://db/x", False),  # no dot: a name only a private network knows
-        ("https://a." + "b" * 1030, False),
-    ],
-)
-def test_pushes_go_only_to_push_services_by_name_over_https(endpoint: str, allowed: bool) -> None:
-    assert endpoint_allowed(endpoint) is allowed
-
-
 def test_pushes_waiting_for_a_hanging_push_service_are_bounded(
     client: TestClient, push_service: PushService, toy_game: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -538,7 +531,7 @@ def test_pushes_waiting_for_a_hanging_push_service_are_bounded(
 def test_the_same_subscription_posted_at_once_is_kept_once(
     service: RoomService, push_service: PushService, toy_game: str
 ) -> None:
-    service.push.services = frozenset({push_service.origin})
+    service.push.services = PushServices.named(push_service.origin)
     code, _, _ = service.seats.create_room(toy_game, 2, {}, "Ann")
     subscription = push_service.subscription("ann")
     with ThreadPoolExecutor(6) as threads:  # a double click, six times over
@@ -572,3 +565,392 @@ def test_playing_again_keeps_telling_those_who_opted_in(
     assert sender.wait_idle()
     received = push_service.wait_for(told + 1, "bob")
     assert received[told]["url"] == f"/r/{fresh}" and received[told]["lang"] == "zh-Hant"
+
+
+# ------------------------------------------------------------ where pushes may go (issue 43)
+NUMERIC_HOSTS = [
+    "127.0.0.1",
+    "127.1",  # short: 127.0.0.1
+    "0177.0.0.1",  # octal
+    "0x7f.0.0.1",  # hex
+    "0x7f.1",
+    "0x7F000001",
+    "2130706433",  # decimal
+    "017700000001",
+    "10.1",  # 10.0.0.1
+    "192.168.1",  # 192.168.0.1
+    "0xa9.0xfe.0xa9.0xfe",  # 169.254.169.254, the cloud's metadata service
+    "169.254.169.254",
+    "1.2.3.0x",
+    "127.0.0.1.",
+    "[::1]",
+    "[::ffff:127.0.0.1]",
+    "[::ffff:7f00:1]",
+    "[fe80::1%25eth0]",
+    "[2001:db8::1]",
+    "１２７.０.０.１",  # fullwidth digits, which IDNA would make ASCII
+]
+
+
+class FakeResolver:
+    """The test's DNS: a name's addresses as ``names`` says now (a name not in it does not
+    resolve), and the names it was asked for."""
+
+    def __init__(self, **names: list[str]) -> None:
+        self.names = {name.replace("_", "."): addresses for name, addresses in names.items()}
+        self.asked: list[str] = []
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        self.asked.append(host)
+        if host not in self.names:
+            raise OSError(f"{host} does not resolve")
+        return self.names[host]
+
+
+def test_the_default_push_services_are_the_browsers_own_and_only_by_https() -> None:
+    services = PushServices.named(DEFAULT_PUSH_SERVICES)
+    for endpoint in (
+        "https://fcm.googleapis.com/fcm/send/fv3jabydF5c:APA91bEc8gXeukGXEvq",  # Chrome
+        "https://updates.push.services.mozilla.com/wpush/v2/gAAAAABl",  # Firefox
+        "https://wns2-par02p.notify.windows.com/w/?token=BQYAAAD%2bf8QL",  # Edge
+        "https://web.push.apple.com/QOXxkfmZStUzHdcE",  # Safari
+    ):
+        assert services.allows(endpoint), endpoint
+    refused: list[Any] = [
+        "http://fcm.googleapis.com/fcm/send/x",
+        "https://fcm.googleapis.com:8443/fcm/send/x",
+        "https://fcm.googleapis.com.evil.example/x",
+        "https://evilnotify.windows.com/w/x",
+        "https://notify.windows.com.evil.example/w/x",
+        "https://push.apple.com.evil.example/x",
+        "https://user:secret@fcm.googleapis.com/fcm/send/x",
+        "https://fcm.googleapis.com\\@127.0.0.1/x",
+        "https://fcm.googleapis.com @127.0.0.1/x",
+        "https://push.example.net/x",
+        "https://localhost/x",
+        "http://localhost:8080/push/x",
+        "https://a." + "b" * 1030,
+        3,
+        None,
+    ]
+    for endpoint in refused:
+        assert not services.allows(endpoint), endpoint
+
+
+@pytest.mark.parametrize("host", NUMERIC_HOSTS)
+def test_a_host_spelled_as_a_number_is_never_a_push_service(host: str) -> None:
+    """Whatever the allowed services say: an operator cannot name one, and a service that did
+    (made by hand here) still matches no endpoint; nothing is looked up."""
+    with pytest.raises(ValueError, match="a push service is an origin"):
+        PushServices.named(f"https://{host}")
+    with pytest.raises(ValueError, match="a push service is an origin"):
+        Settings(BOURSE_PUSH_SERVICES=f"{DEFAULT_PUSH_SERVICES},https://{host}")
+    resolver = FakeResolver()
+    named = Service("https", host.strip("[]").lower(), 443)
+    services = PushServices((named, Service("https", "*.1", 443)), resolve=resolver)
+    assert not services.allows(f"https://{host}/push/x")
+    assert not services.reachable(f"https://{host}/push/x")
+    assert resolver.asked == []
+
+
+@pytest.mark.parametrize(
+    "addresses",
+    [
+        ["127.0.0.1"],
+        ["10.1.2.3"],
+        ["192.168.1.20"],
+        ["172.16.0.5"],
+        ["169.254.169.254"],
+        ["100.64.0.1"],  # shared (carrier-grade NAT)
+        ["0.0.0.0"],
+        ["224.0.0.251"],  # multicast
+        ["240.0.0.1"],  # reserved
+        ["::1"],
+        ["fe80::1"],
+        ["fc00::1"],
+        ["::ffff:127.0.0.1"],  # IPv4-mapped
+        ["2002:7f00:1::1"],  # 6to4 of 127.0.0.1
+        ["64:ff9b::a00:1"],  # NAT64 of 10.0.0.1
+        ["93.184.215.14", "10.0.0.1"],  # one public address does not make the others so
+        [],
+    ],
+)
+def test_a_push_service_name_that_resolves_to_our_own_network_is_refused(addresses: list[str]) -> None:
+    resolver = FakeResolver(push_example_net=addresses)
+    services = PushServices.named("https://push.example.net", resolve=resolver)
+    assert services.allows("https://push.example.net/push/x")
+    assert not services.reachable("https://push.example.net/push/x")
+    assert resolver.asked == ["push.example.net"]
+    assert (
+        PushServices.named("https://push.example.net", resolve=FakeResolver()).reachable(
+            "https://push.example.net/x"
+        )
+        is False
+    )  # a name that does not resolve
+    assert PushServices.named(
+        "https://push.example.net", resolve=FakeResolver(push_example_net=["93.184.215.14", "2606:2800::1"])
+    ).reachable("https://push.example.net/x")
+    assert public("8.8.8.8") and not any(
+        public(address) for address in addresses if address != "93.184.215.14"
+    )
+
+
+def test_only_a_named_localhost_origin_reaches_this_machine_and_only_its_loopback() -> None:
+    """The test suite's way in (``http://localhost:<port>`` named by the operator): only that port,
+    only loopback addresses, never as a pattern, never for a name that is not ``localhost``."""
+    resolver = FakeResolver(localhost=["127.0.0.1"])
+    services = PushServices.named("http://localhost:8123", resolve=resolver)
+    assert services.reachable("http://localhost:8123/push/a")
+    assert not services.allows("http://localhost:8124/push/a")
+    assert not services.allows("https://localhost:8123/push/a")
+    resolver.names["localhost"] = ["10.0.0.1"]  # loopback only, never a private network
+    assert not services.reachable("http://localhost:8123/push/a")
+    for origin in (
+        "http://localhost",
+        "https://localhost",
+        "http://*.localhost:8123",
+        "http://push.example.net",
+    ):
+        with pytest.raises(ValueError):
+            PushServices.named(origin)
+    https = PushServices.named(
+        "https://push.example.net:8123", resolve=FakeResolver(push_example_net=["127.0.0.1"])
+    )
+    assert not https.reachable("https://push.example.net:8123/push/a")  # loopback only for localhost
+    assert not PushServices.named(DEFAULT_PUSH_SERVICES).allows("http://localhost:8123/push/a")
+
+
+def test_bad_endpoints_posted_by_a_seat_are_refused_readably_and_nothing_is_kept(
+    database_url: str, push_service: PushService, toy_game: str
+) -> None:
+    """Through the route, as an attacker with a seat posts them: a number for a host, a name of
+    our own network, a service not allowed; each a 400 with words, nothing kept, nothing looked up
+    for a visitor without a seat."""
+    settings = Settings(
+        BOURSE_DATABASE_URL=database_url,
+        BOURSE_PUSH_SERVICES=",".join(
+            [DEFAULT_PUSH_SERVICES, "https://push.example.net", "https://*.example.org", push_service.origin]
+        ),
+    )
+    resolver = FakeResolver(
+        push_example_net=["10.0.0.7"], a_example_org=["::ffff:169.254.169.254"], localhost=["127.0.0.1"]
+    )
+    with TestClient(create_app(settings)) as client:
+        service_of(client).push.services.resolve = resolver
+        code, tokens = new_room(client, toy_game, 2)
+        keys = push_service.subscription("bob")["keys"]
+        spectator = client.post(
+            f"/r/{code}/push", json={"endpoint": "https://push.example.net/x", "keys": keys}
+        )
+        assert spectator.status_code == 403 and resolver.asked == []
+        endpoints = [f"https://{host}/push/x" for host in NUMERIC_HOSTS] + [
+            "https://push.example.net/push/x",
+            "https://a.example.org/push/x",
+            "https://b.example.org/push/x",  # does not resolve
+            "https://push.example.com/push/x",
+            "http://localhost:1/push/x",
+        ]
+        for endpoint in endpoints:
+            answer = subscribe(client, code, tokens[1], {"endpoint": endpoint, "keys": keys})
+            assert answer.status_code == 400, (endpoint, answer.text)
+            assert answer.json()["detail"] == "This push service is not accepted by this server.", endpoint
+        assert sorted(set(resolver.asked)) == ["a.example.org", "b.example.org", "push.example.net"]
+        assert service_of(client).push.of_room(service_of(client).load(code).room_id) == []
+        assert subscribe(client, code, tokens[1], push_service.subscription("bob")).status_code == 204
+
+
+@pytest.mark.parametrize("rebound", ["127.0.0.1", "::ffff:127.0.0.1", "10.0.0.1"])
+def test_a_name_that_turns_to_our_own_network_after_opting_in_is_not_posted_to(
+    database_url: str, toy_game: str, rebound: str
+) -> None:
+    """The name resolved to a public address when the seat opted in; by the push it resolves to
+    this machine, where a listener waits on the service's port: the sender looks it up again, does
+    not connect, and counts the failure."""
+    listener = Listener()
+    settings = Settings(
+        BOURSE_DATABASE_URL=database_url,
+        BOURSE_BOT_DELAY=0,
+        BOURSE_PUSH_SERVICES=f"https://push.example.net:{listener.port}",
+    )
+    resolver = FakeResolver(push_example_net=["93.184.215.14"])
+    try:
+        with TestClient(create_app(settings)) as client:
+            service_of(client).push.services.resolve = resolver
+            code, tokens = new_room(client, toy_game, 2)
+            endpoint = f"https://push.example.net:{listener.port}/push/bob"
+            subscription = {"endpoint": endpoint, "keys": PushService().subscription("bob")["keys"]}
+            assert subscribe(client, code, tokens[1], subscription).status_code == 204
+            resolver.names["push.example.net"] = [rebound]
+            start(client, code, tokens)
+            sender = sender_of(client)
+            assert sender.wait_idle()
+            assert resolver.asked == ["push.example.net", "push.example.net"]
+            assert sender.counts.failed == 1 and sender.counts.sent == 0
+        assert listener.accepted == 0
+    finally:
+        listener.stop()
+
+
+def test_the_sender_connects_to_the_address_it_checked_not_to_a_second_lookup(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    """The test's resolver says ``localhost`` is 127.0.0.3 while the system's says 127.0.0.1: the
+    push reaches a listener on 127.0.0.3, the push service on 127.0.0.1 sees nothing."""
+    elsewhere = Listener("127.0.0.3")
+    try:
+        services = service_of(client).push.services
+        services.services = (*services.services, *PushServices.named(elsewhere.origin).services)
+        code, tokens = new_room(client, toy_game, 2)
+        assert (
+            subscribe(
+                client,
+                code,
+                tokens[1],
+                {**push_service.subscription("bob"), "endpoint": elsewhere.endpoint("bob")},
+            ).status_code
+            == 204
+        )
+        services.resolve = FakeResolver(localhost=["127.0.0.3"])
+        assert system_resolve("localhost", elsewhere.port) != ["127.0.0.3"]
+        start(client, code, tokens)
+        deadline = time.monotonic() + 5
+        while not elsewhere.accepted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert elsewhere.accepted == 1 and push_service.posts == []
+    finally:
+        elsewhere.stop()
+
+
+def test_push_services_that_accept_and_never_answer_hold_up_no_other_seats_push(
+    database_url: str, push_service: PushService, toy_game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four rooms' seats subscribed five endpoints each at a tarpit (it accepts and never answers;
+    a push gives up after 10 s): another room's push to its own service still arrives at once, the
+    tarpit never has more than one of our connections open, and past ``HOST_WAITING_MAX`` its
+    pushes are dropped rather than crowding out the others'."""
+    monkeypatch.setattr(push_module, "HOST_WAITING_MAX", 8)
+    tarpit = Listener()
+    settings = Settings(
+        BOURSE_DATABASE_URL=database_url,
+        BOURSE_BOT_DELAY=0,
+        BOURSE_PUSH_SERVICES=f"{push_service.origin},{tarpit.origin}",
+        BOURSE_PUSH_TIMEOUT=10,
+    )
+    try:
+        with TestClient(create_app(settings)) as client:
+            sender = sender_of(client)
+            keys = push_service.subscription("bob")["keys"]
+            for room in range(4):
+                code, tokens = new_room(client, toy_game, 2)
+                for browser in range(5):
+                    endpoint = tarpit.endpoint(f"r{room}b{browser}")
+                    assert (
+                        subscribe(client, code, tokens[1], {"endpoint": endpoint, "keys": keys}).status_code
+                        == 204
+                    )
+                start(client, code, tokens)
+            deadline = time.monotonic() + 5
+            while not tarpit.accepted and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert tarpit.accepted == 1
+            code, tokens = new_room(client, toy_game, 2)
+            assert subscribe(client, code, tokens[1], push_service.subscription("bob")).status_code == 204
+            began = time.monotonic()
+            start(client, code, tokens)
+            assert len(push_service.wait_for(1, "bob", timeout=10)) == 1
+            took = time.monotonic() - began
+            assert took < 2.0, took
+            assert tarpit.accepted == 1 and tarpit.most_open == 1
+            assert sender.counts.dropped == 20 - 8
+    finally:
+        tarpit.stop()
+
+
+def test_an_endpoint_that_fails_a_few_times_in_a_row_is_forgotten(
+    client: TestClient, push_service: PushService, toy_game: str
+) -> None:
+    """500s (or timeouts, or refusals) in a row: forgotten at the third; a success in between starts
+    the count again."""
+    code, tokens = new_room(client, toy_game, 2)
+    subscribe(client, code, tokens[1], push_service.subscription("bob"))
+    subscribe(client, code, tokens[0], push_service.subscription("ann"))
+    start(client, code, tokens)
+    sender = sender_of(client)
+    assert sender.wait_idle()
+    service = service_of(client)
+    room = service.load(code)
+
+    def bob() -> list[Any]:
+        return [
+            r for r, *_ in service.push.of_room(room.room_id) if r.endpoint == push_service.endpoint("bob")
+        ]
+
+    def push_once() -> None:
+        (recipient,) = bob()
+        sender._send(room, recipient, "turn")
+        assert sender.wait_idle()
+
+    push_service.failing.add("bob")
+    for _ in range(2):
+        push_once()
+    push_service.failing.discard("bob")
+    push_once()  # answered: the count starts again
+    push_service.failing.add("bob")
+    for _ in range(2):
+        push_once()
+    assert len(bob()) == 1
+    push_once()  # the third failure in a row
+    assert bob() == []
+    assert len(service.push.of_room(room.room_id)) == 1  # Ann's, which did not fail
+    assert sender.counts.failed == 5 and sender.counts.forgotten == 1
+
+
+def test_the_vapid_private_key_shows_in_no_repr_and_no_log(
+    push_settings: Settings, push_service: PushService, toy_game: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    pem = new_private_pem()
+    secret = "".join(pem.splitlines()[1:-1])  # the key's own characters
+    caplog.set_level(logging.DEBUG)
+    settings = Settings(
+        BOURSE_DATABASE_URL=push_settings.database_url,
+        BOURSE_PUSH_SERVICES=push_service.origin,
+        BOURSE_VAPID_PRIVATE_KEY=SecretStr(pem),
+    )
+    with TestClient(create_app(settings)) as client:
+        sender = sender_of(client)
+        code, tokens = new_room(client, toy_game, 2)
+        subscribe(client, code, tokens[1], push_service.subscription("bob"))
+        start(client, code, tokens)
+        assert sender.wait_idle()
+        assert len(push_service.wait_for(1, "bob")) == 1  # signed with it
+        shown = [
+            repr(settings),
+            str(settings),
+            settings.model_dump_json(),
+            repr(sender.vapid),
+            str(sender.vapid),
+        ]
+    shown += [record.getMessage() for record in caplog.records]
+    for text in shown:
+        assert secret[:24] not in text and pem not in text
+    assert settings.vapid_private_key.get_secret_value() == pem
+
+
+def test_the_push_key_is_kept_without_the_web_layer(database_url: str) -> None:
+    """``python -m app.migrate`` makes the key; it imports nothing of ``app.web``."""
+    probe = (
+        "import sys\n"
+        "from app.migrate import keep_push_key, upgrade_to_head\n"
+        f"upgrade_to_head({database_url!r})\n"
+        f"keep_push_key({database_url!r})\n"
+        "print(sorted(name for name in sys.modules if name.startswith('app.web')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    db = Database(database_url)
+    try:
+        with db.read() as session:
+            assert session.get(ServerKey, VAPID_PUBLIC_KEY) is not None
+    finally:
+        db.dispose()
