@@ -185,12 +185,16 @@ class Chat:
     def mute(self, code: str, actor: int | None, message_id: Any) -> list[int]:
         """The host mutes the writer of a chat message: their author (seat or viewer key) and, for
         posts without a seat, their address can no longer write at this table. Their earlier lines
-        (those the mute covers) are deleted; returns those lines' ids, for the tabs to drop them."""
+        (those the mute covers) are deleted; returns those lines' ids, for the tabs to drop them.
+        A room without a host (bots only, or imported) is managed by anyone, but a mute silences
+        people: there it needs a seat, which an imported room gives nobody."""
         number = as_int(message_id)
         with self.writer.db.write() as session:
             room = self.writer.room(session, code)
             seats = self.writer.seats(session, room)
             host = require_host(seats, actor)
+            if host is None and actor is None:
+                raise Forbidden(N_("Only the host can do that."))
             line = (
                 session.exec(
                     select(ChatMessage).where(ChatMessage.room_id == room.id, ChatMessage.id == number)

@@ -31,14 +31,20 @@ log = logging.getLogger(__name__)
 
 
 def database_failed(service: RoomService, what: str, failure: Exception) -> None:
-    """Note that the database refused ``what`` (a full disk, a read-only or locked file): logged, and
-    /healthz reports it for a while. The caller answers 503 with ``CANNOT_SAVE``."""
+    """Note that the database refused ``what`` (a full disk, a read-only or locked file, a server
+    that is down): logged, and /healthz reports it for a while. The caller answers 503 with
+    ``CANNOT_SAVE``."""
     log.error("%s: the database failed: %s", what, getattr(failure, "orig", failure))
     service.health.write_failed()
 
 
 def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
+
+
+def sent_json(request: Request) -> bool:
+    """Whether the request's body is JSON (a client that sent JSON reads JSON)."""
+    return request.headers.get("content-type", "").startswith("application/json")
 
 
 def page(
@@ -86,12 +92,15 @@ def refusal_response(
     game_package: str | None = None,
 ) -> Response:
     """``{"detail": ...}`` under ``/api/``; else the message in the visitor's language (and the room's
-    game's words), as a flash for an htmx request (its page stays: bourse.js shows the flash's text at
+    game's words): as ``{"detail": ...}`` to a JSON body (a page's script sent it: the Web Push
+    opt-in), as a flash for an htmx request (its page stays: bourse.js shows the flash's text at
     the refused form's control) or as an error page."""
     if request.url.path.startswith("/api/"):
         return json_refusal(status, message, params or {}, headers)
     locale = get_locale(request)
     text = format_message(locale, message, params or {}, str, game_package)
+    if sent_json(request):
+        return JSONResponse({"detail": text}, status_code=status, headers=headers)
     if is_htmx(request):
         flash = render_page("platform/flash.html", locale, message=text)
         return HTMLResponse(str(wrap_region("flash", flash, oob=True)), status_code=status, headers=headers)
@@ -113,9 +122,7 @@ async def room_refused(request: Request, refused: RoomError) -> Response:
     """The answer to a ``RoomError`` a route let through: JSON under ``/api/`` and to a JSON body
     (a client that sent JSON reads JSON), else as ``refusal_response`` draws it, in the words of the
     game of the room the path names, or back on the room page (``BACK_TO_ROOM``)."""
-    if request.url.path.startswith("/api/") or request.headers.get("content-type", "").startswith(
-        "application/json"
-    ):
+    if request.url.path.startswith("/api/") or sent_json(request):
         return json_refusal(refused.status, refused.message, refused.params)
     code = request.path_params.get("code")
     back_to_room = getattr(request.state, "refused_back_to_room", False)

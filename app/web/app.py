@@ -46,6 +46,7 @@ from app.web.answers import (
     refusal_response,
     room_refused,
 )
+from app.web.bodies import JsonBodies
 from app.web.deps import get_locale, get_service
 from app.web.fast_lane import FastLane
 from app.web.guards import Guards
@@ -162,6 +163,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
     app.add_middleware(FastLane)  # a move's two requests, past the routing (inside the guards)
+    app.add_middleware(JsonBodies)  # a body read as JSON nests at most so deep (inside the size limit)
     # headers, limits, body size, cross-site: one layer (the limits also count a move sent over a socket)
     app.add_middleware(Guards, settings=settings, limits=limits)
     app.live_lane = Guards(FastLane(app.router), settings=settings, limits=limits)

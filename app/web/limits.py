@@ -48,11 +48,12 @@ ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
     (
         "act",
         "POST",
-        re.compile(r"/r/[^/]+/(act|clock|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start|clock)"),
+        re.compile(r"/r/[^/]+/(act|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start)"),
     ),
     ("act", "POST", re.compile(r"/r/[^/]+/push(/off)?")),  # a seat opting in or out of Web Push
     ("act", "DELETE", re.compile(r"/api/rooms/[^/]+/seats/[^/]+")),
     ("chat", "POST", re.compile(r"/r/[^/]+/chat|/api/rooms/[^/]+/chat")),
+    ("chat", "POST", re.compile(r"/r/[^/]+/clock|/api/rooms/[^/]+/clock")),  # a pause is said in the chat
     ("act", "POST", re.compile(r"/r/[^/]+/chat/mute|/api/rooms/[^/]+/chat/mute")),
 ]
 LIVE_SOCKET = re.compile(r"/ws/rooms/([^/]+)")  # pages.room_socket's path

@@ -20,8 +20,9 @@ from markupsafe import Markup
 
 from app.i18n import person_name
 from app.rooms import RoomError, RoomService, RoomSnapshot, hash_token
+from app.rooms.names import is_room_code
 from app.web.answers import page
-from app.web.deps import SEAT_COOKIE_PREFIX, LocaleDep, ServiceDep
+from app.web.deps import SEAT_COOKIE_PREFIX, LocaleDep, ServiceDep, seat_cookie
 from app.web.live.fanout import make_table
 from app.web.render import environment, render_page, seat_context
 
@@ -50,11 +51,13 @@ class MyGame:
 
 
 def seats_held(cookies: dict[str, str]) -> list[tuple[str, str]]:
-    """(room code, seat token) of every seat cookie the browser sent, at most ``MY_GAMES_MAX``."""
+    """(room code, seat token) of every seat cookie the browser sent, at most ``MY_GAMES_MAX``. Only
+    a name with a room code's shape is one (``seat_cookie``): any site of the same domain may plant a
+    cookie of any name, which this page would otherwise read, and fail to delete."""
     held = [
-        (name[len(SEAT_COOKIE_PREFIX) :], token)
+        (code, token)
         for name, token in cookies.items()
-        if name.startswith(SEAT_COOKIE_PREFIX)
+        if name.startswith(SEAT_COOKIE_PREFIX) and is_room_code(code := name[len(SEAT_COOKIE_PREFIX) :])
     ]
     return sorted(held)[:MY_GAMES_MAX]
 
@@ -110,8 +113,11 @@ def _list_html(games: list[MyGame], locale: str) -> str:
 
 
 def _forget(response: Response, stale: list[str]) -> Response:
+    """Delete the seat cookies of ``stale`` rooms: each name is a room code's (``seats_held``), which
+    a ``Set-Cookie`` header can always carry (``http.cookies`` refuses a name with ``(``, a space or
+    a letter outside ASCII, failing the page)."""
     for code in stale:
-        response.delete_cookie(SEAT_COOKIE_PREFIX + code, path="/")
+        response.delete_cookie(seat_cookie(code), path="/")
     return response
 
 

@@ -19,6 +19,7 @@ from app.rooms import CHAT_MAX, RoomService, chat_author, hash_token
 from app.web.app import create_app
 from tests.platform.test_api import auth
 from tests.platform.test_live_sync import received
+from tests.platform.test_replay import bot_game, record_of
 
 
 def app_client(database_url: str, rate: str = "off") -> TestClient:
@@ -146,6 +147,25 @@ def at(client: TestClient, address: str) -> TestClient:
 
 def ids_and_texts(client: TestClient, code: str) -> list[tuple[int, str]]:
     return [(m["id"], m["text"]) for m in client.get(f"/api/rooms/{code}/chat").json()["messages"]]
+
+
+def test_a_room_without_a_host_lets_nobody_without_a_seat_mute(client: TestClient) -> None:
+    """A bots-only room, and one imported from a record, have no host and give nobody a seat: the
+    spectators talking there cannot mute each other (issue 43), by the API or the page's form."""
+    service: RoomService = client.app.state.service  # type: ignore[attr-defined]
+    bots, _ = bot_game(service, "qe", 3)
+    imported = client.post("/rooms/import", json=record_of(client, bots)).json()["code"]
+    for code in (bots, imported):
+        line = client.post(f"/api/rooms/{code}/chat", json={"text": "hello", "name": "Viv"}).json()["id"]
+        api = client.post(f"/api/rooms/{code}/chat/mute", json={"message": line})
+        assert api.status_code == 403 and api.json() == {"detail": "Only the host can do that."}
+        page = client.post(
+            f"/r/{code}/chat/mute", data={"message": str(line)}, headers={"HX-Request": "true"}
+        )
+        assert page.status_code == 403
+        assert [said["text"] for said in client.get(f"/api/rooms/{code}/chat").json()["messages"]] == [
+            "hello"
+        ]
 
 
 def test_a_muted_spectator_stays_muted_without_the_cookie_or_through_the_api(client: TestClient) -> None:

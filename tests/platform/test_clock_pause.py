@@ -183,3 +183,36 @@ def test_the_api_pauses_and_resumes_and_says_so(database_url: str, toy_game: str
             ("clock-paused", True, "Ann"),
             ("clock-resumed", True, "Ann"),
         ]
+
+
+def test_a_pause_is_said_in_the_chat_and_so_counts_against_the_chat_limit(
+    database_url: str, toy_game: str
+) -> None:
+    """Each pause and resume writes a chat line: the host may not flood the chat with them where the
+    chat limit would stop their words (the limit on moves is far higher)."""
+    settings = Settings(
+        BOURSE_DATABASE_URL=database_url,
+        BOURSE_BOT_DELAY=0,
+        BOURSE_CLOCK_PRESETS="600",
+        BOURSE_RATE_CHAT="3/minute",
+        BOURSE_RATE_ACT="off",
+    )
+    with TestClient(create_app(settings)) as client:
+        created = client.post(
+            "/api/rooms", json={"game": toy_game, "players": 2, "name": "Ann", "clock": 600}
+        )
+        code, ann = created.json()["code"], created.json()["token"]
+        client.post(f"/api/rooms/{code}/join", json={"name": "Bob"})
+        client.post(f"/api/rooms/{code}/start", headers=auth(ann))
+        paused = [
+            client.post(f"/api/rooms/{code}/clock", json={"paused": True}, headers=auth(ann)).status_code,
+            client.post(f"/api/rooms/{code}/clock", json={"paused": False}, headers=auth(ann)).status_code,
+        ]
+        client.cookies.set(f"bourse_seat_{code}", ann)
+        paused.append(
+            client.post(f"/r/{code}/clock", data={"pause": "yes"}, follow_redirects=False).status_code
+        )
+        flood = client.post(f"/r/{code}/clock", data={"pause": "no"}, follow_redirects=False)
+        assert paused == [200, 200, 303] and flood.status_code == 429
+        assert "You are sending messages too fast" in flood.text and int(flood.headers["Retry-After"]) > 0
+        assert len(client.get(f"/api/rooms/{code}/chat").json()["messages"]) == 3
