@@ -24,8 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection, Dialect, Engine, ExceptionContext, make_url
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
+
+from app import metrics
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +74,14 @@ class WriteCursor:
 
     def execute(self, statement: Statement, params: Mapping[str, Any]) -> Any:
         """Run one statement; the driver's cursor (``fetchone``, ``rowcount``)."""
-        self._cursor.execute(statement.sqlite if self.is_sqlite else statement.postgres, params)
+        with _driver_errors_counted(self.connection.dialect):
+            self._cursor.execute(statement.sqlite if self.is_sqlite else statement.postgres, params)
         return self._cursor
 
     def executemany(self, statement: Statement, params: Sequence[Mapping[str, Any]]) -> None:
         if params:
-            self._cursor.executemany(statement.sqlite if self.is_sqlite else statement.postgres, params)
+            with _driver_errors_counted(self.connection.dialect):
+                self._cursor.executemany(statement.sqlite if self.is_sqlite else statement.postgres, params)
 
     def timestamp(self, when: datetime) -> Any:
         """``when`` as SQLAlchemy stores a ``DateTime`` column: on SQLite its text without the zone."""
@@ -114,6 +119,7 @@ class Database:
         else:  # a server: connections may drop (a restart, a failover), so test them before use
             kwargs.update(pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
         engine = create_engine(self.url, **kwargs)
+        event.listen(engine, "handle_error", _count_error)
         if self.is_sqlite:
             _configure_sqlite(engine, immediate)
         return engine
@@ -132,8 +138,9 @@ class Database:
         try:
             cursor = connection.cursor()
             try:
-                cursor.execute(sql, params)
-                found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+                with _driver_errors_counted(self.reader.dialect):
+                    cursor.execute(sql, params)
+                    found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
             finally:
                 cursor.close()
         finally:
@@ -167,6 +174,24 @@ class Database:
     def dispose(self) -> None:
         self.reader.dispose()
         self.writer.dispose()
+
+
+def _count_error(context: ExceptionContext) -> None:
+    """A statement, commit or connection that failed through SQLAlchemy: counted for /metrics when
+    the database refused or was lost (not a constraint another process won, which callers expect)."""
+    if context.is_disconnect or isinstance(context.sqlalchemy_exception, OperationalError):
+        metrics.database_error()
+
+
+@contextmanager
+def _driver_errors_counted(dialect: Dialect) -> Iterator[None]:
+    """The driver's own errors on a raw cursor (``WriteCursor``, ``Database.rows``), which SQLAlchemy
+    never sees, counted as ``_count_error`` counts its own."""
+    try:
+        yield
+    except dialect.loaded_dbapi.OperationalError:
+        metrics.database_error()
+        raise
 
 
 def _configure_sqlite(engine: Engine, immediate: bool) -> None:

@@ -27,7 +27,7 @@ import math
 import queue
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -174,6 +174,7 @@ class PushSender:
         self._worker: threading.Thread | None = None
         self._working = False  # the worker is telling a room
         self._sending = 0  # pushes handed to the send threads and not yet answered
+        self._failed: Counter[str] = Counter()  # pushes not delivered, by why (``failures``)
         self._idle = threading.Condition()
 
     # ------------------------------------------------------------ what the writer tells
@@ -298,6 +299,7 @@ class PushSender:
                 log.warning(
                     "push to seat %s dropped: %d pushes are waiting already", recipient.seat, self._sending
                 )
+                self._failed["dropped"] += 1
                 return
             self._sending += 1
         self._sends.submit(self._post, recipient, payload, ttl)
@@ -312,6 +314,7 @@ class PushSender:
 
         session = requests.Session()
         session.max_redirects = 0  # a push service answers; it does not send the server elsewhere
+        failed: str | None = "error"  # why it was not delivered (``failures``), until it is
         try:
             webpush(
                 recipient.subscription_info,
@@ -323,10 +326,13 @@ class PushSender:
                 headers={"Urgency": "high"},
                 requests_session=session,
             )
+            failed = None
         except WebPushException as refused:
             if refused.status_code in GONE:
+                failed = "gone"
                 self.store.forget_endpoint(recipient.endpoint)
             else:
+                failed = "refused"
                 log.warning("push to seat %s refused: %s", recipient.seat, refused.status_code)
         except requests.RequestException as failure:
             log.warning("push to seat %s failed: %s", recipient.seat, type(failure).__name__)
@@ -336,7 +342,19 @@ class PushSender:
             session.close()
             with self._idle:
                 self._sending -= 1
+                if failed is not None:
+                    self._failed[failed] += 1
                 self._idle.notify_all()
+
+    def waiting(self) -> tuple[int, int]:
+        """(rooms queued to be told, pushes handed to the send threads and not yet answered): /metrics."""
+        with self._idle:
+            return len(self._queued), self._sending
+
+    def failures(self) -> dict[str, int]:
+        """Pushes not delivered since the start, by why (dropped, refused, gone, error): /metrics."""
+        with self._idle:
+            return dict(self._failed)
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Wait until no room is queued and no push is on its way (tests); whether that came."""
