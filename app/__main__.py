@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import sys
 
@@ -10,13 +9,14 @@ import uvicorn
 
 from app.collector import Collector
 from app.config import get_settings
+from app.logs import configure_logging
 from app.web.app import create_app
 from app.web.handshakes import PacedHttpProtocol
 
 
 def main() -> None:
     settings = get_settings()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings)  # BOURSE_LOG_LEVEL and BOURSE_LOG_FORMAT, uvicorn's records included
     # The schema is brought up to date in a child process, so the server never imports Alembic
     # (app/migrate.py). It starts whatever the child says, as ``create_app`` would: an unwritable
     # database makes /healthz answer 503, not the server fail to start.
@@ -32,6 +32,7 @@ def main() -> None:
         port=settings.port,
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=None,  # uvicorn's records, its access log included, go through ours (app/logs.py)
         # a crowd's WebSocket handshakes a few at a time, the other rooms' moves in between (app/web/handshakes.py)
         http=PacedHttpProtocol,
         # websockets' sans-I/O protocol: a socket holds ~25 KB where uvicorn's older websockets protocol

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -101,6 +102,15 @@ class Settings(BaseSettings):
     push_services: str = Field(DEFAULT_PUSH_SERVICES, validation_alias="BOURSE_PUSH_SERVICES")
     push_timeout: float = Field(10.0, validation_alias="BOURSE_PUSH_TIMEOUT", gt=0, le=60)
 
+    # Watching it run (issue 47): /metrics for Prometheus (off: 404), optionally behind a bearer token;
+    # the log's level and format (json: one object a line, for a container's log pipeline).
+    metrics: bool = Field(False, validation_alias="BOURSE_METRICS")
+    metrics_token: SecretStr = Field(SecretStr(""), validation_alias="BOURSE_METRICS_TOKEN")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        "INFO", validation_alias="BOURSE_LOG_LEVEL"
+    )
+    log_format: Literal["text", "json"] = Field("text", validation_alias="BOURSE_LOG_FORMAT")
+
     @property
     def push_contact(self) -> str:
         """Who the push services may write to about this server's pushes (VAPID's ``sub``)."""
@@ -112,6 +122,13 @@ class Settings(BaseSettings):
     def clocks(self) -> tuple[int, ...]:
         """The clock presets, in seconds, shortest first."""
         return tuple(sorted(int(part) for part in self.clock_presets.split(",") if part.strip()))
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _any_case(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        return value.strip().upper() if info.field_name == "log_level" else value.strip().lower()
 
     @field_validator("clock_presets")
     @classmethod

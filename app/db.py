@@ -27,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.engine import Connection, Engine, ExceptionContext, make_url
+from sqlalchemy.exc import DBAPIError, OperationalError, StatementError
 from sqlmodel import Session, create_engine
+
+from app import metrics
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +53,17 @@ def translated(
 ) -> StatementError:
     """The driver's own error (``sqlite3.OperationalError``, ``psycopg.OperationalError``…) as the
     SQLAlchemy error of the same name, which the ORM raises and the web layer answers."""
-    return DBAPIError.instance(statement, params, failure, driver_error)
+    error = DBAPIError.instance(statement, params, failure, driver_error)
+    if isinstance(error, OperationalError):  # refused or lost, as ``_count_error`` counts
+        metrics.database_error()
+    return error
+
+
+def _count_error(context: ExceptionContext) -> None:
+    """A statement, commit or connection that failed through SQLAlchemy: counted for /metrics when
+    the database refused or was lost (not a constraint another process won, which callers expect)."""
+    if context.is_disconnect or isinstance(context.sqlalchemy_exception, OperationalError):
+        metrics.database_error()
 
 
 class Statement:
@@ -136,6 +148,7 @@ class Database:
         else:  # a server: connections may drop (a restart, a failover), so test them before use
             kwargs.update(pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
         engine = create_engine(self.url, **kwargs)
+        event.listen(engine, "handle_error", _count_error)
         if self.is_sqlite:
             _configure_sqlite(engine, immediate)
         return engine

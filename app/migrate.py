@@ -65,9 +65,10 @@ def keep_push_key(database_url: str) -> None:
 
 def main() -> None:
     from app.config import get_settings
+    from app.logs import configure_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_settings()
+    configure_logging(settings)  # the server's level and format (its child: python -m app)
     migrated = migrate(settings.database_url)
     if migrated and not settings.vapid_private_key.get_secret_value():  # an operator's key is theirs to keep
         keep_push_key(settings.database_url)

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import logging
 import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import text
 from sqlmodel import select
 
-from app.bots import safe_decision
+from app import metrics
+from app.bots import Thought, safe_decision
 from app.bots.search import Search, strong_action
 from app.games.base import DEFAULT_STRENGTH, N_, Budget, random_bot_action, view_without_log
 from app.models import Room
@@ -100,18 +105,20 @@ class Turns:
 
     def act(self, code: str, seat: int | None, version: Any, action: Any) -> RoomSnapshot:
         """Apply one player's action, or refuse it and change nothing."""
-        made_against = _made_against(version, action)
-        with self.writer.acting(code) as turn:
-            after = _apply_players_action(turn, seat, made_against, action)
+        with _counted_move() as move:
+            made_against = _made_against(version, action)
+            with self.writer.acting(code) as turn:
+                after = move.after = _apply_players_action(turn, seat, made_against, action)
         return after
 
     def act_as(self, code: str, token: str | None, version: Any, action: Any) -> RoomSnapshot:
         """``act`` for the seat that ``token`` holds (a browser's seat cookie), found in the snapshot
         the write transaction reads anyway: a move needs no read of its own to learn its seat."""
-        made_against = _made_against(version, action)
-        with self.writer.acting(code) as turn:
-            seat = turn.room.seat_for_token(token)
-            after = _apply_players_action(turn, seat, made_against, action)
+        with _counted_move() as move:
+            made_against = _made_against(version, action)
+            with self.writer.acting(code) as turn:
+                seat = turn.room.seat_for_token(token)
+                after = move.after = _apply_players_action(turn, seat, made_against, action)
         return after
 
     def window_open_for_people(self, code: str) -> bool:
@@ -172,7 +179,9 @@ class Turns:
         assert room.core is not None
         strength = room.bot_strengths.get(seat, DEFAULT_STRENGTH)  # a person's seat: normal
         view = view_without_log(room.engine, room.core, seat)  # this seat's view, never the state
-        return safe_decision(
+        thought = Thought()
+        started = time.perf_counter()
+        action = safe_decision(
             room.engine,
             view,
             seat,
@@ -180,8 +189,12 @@ class Turns:
             rng,
             strength,
             self.bot_budget,
+            thought,
             search=self.strong_search,
         )
+        seconds = time.perf_counter() - started
+        metrics.bot_decided(strength, thought.fallback or "chosen", seconds, thought.playouts)
+        return action
 
     def due_deadlines(self, now: int | None = None) -> list[tuple[str, int, int]]:
         """(room, seat, legal version) of each playing seat whose clock has run out (by ``now``, epoch
@@ -230,6 +243,27 @@ class Turns:
                     action = random_bot_action(room.engine, room.core, seat, rng)
                     return turn.apply(seat, action, timed_out=True, away=away)
         return None  # the room kept moving: the timer asks again while the deadline stays passed
+
+
+@dataclass
+class _Move:
+    """A person's move under way (``_counted_move``): when it reached the service, what it made."""
+
+    started: float = field(default_factory=time.perf_counter)
+    after: RoomSnapshot | None = None
+
+
+@contextmanager
+def _counted_move() -> Iterator[_Move]:
+    """Count a person's move for /metrics once it is committed (with its time) or refused."""
+    move = _Move()
+    try:
+        yield move
+    except RoomError as refused:
+        metrics.move_refused(refused.status)
+        raise
+    if move.after is not None:
+        metrics.move_accepted(move.after.game, time.perf_counter() - move.started)
 
 
 def _timed_out(room: RoomSnapshot, seat: int, legal_version: int) -> bool:

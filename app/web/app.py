@@ -32,7 +32,9 @@ from app.cleanup import sweep_periodically
 from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_, Budget
+from app.games.registry import ENGINES
 from app.lease import Leases, RedisLeases
+from app.metrics import metrics_endpoint
 from app.rooms import RoomError, RoomService
 from app.rooms.push_services import PushServices
 from app.rooms.vapid import kept_vapid, load_vapid
@@ -150,6 +152,9 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.state.limits = limits = Limits(settings)
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    if settings.metrics:  # Prometheus' /metrics (app/metrics.py); off, it is a 404 like any unknown path
+        scrape = metrics_endpoint(db, live, push, settings.metrics_token.get_secret_value(), ENGINES)
+        app.add_route("/metrics", scrape, include_in_schema=False)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:

@@ -160,10 +160,17 @@ class PushSender:
         self._idle = threading.Condition()
         self._poster: Poster | None = None  # its loop and HTTP client, made by the first push
 
-    @property
-    def queue_depth(self) -> int:
-        """Pushes waiting to be posted or on their way (for metrics)."""
-        return self._sending
+    def waiting(self) -> tuple[int, int]:
+        """(rooms queued to be told, pushes handed to the posting loop and not yet done with): /metrics."""
+        with self._idle:
+            return len(self._queued), self._sending
+
+    def failures(self) -> dict[str, int]:
+        """Since the start (/metrics): pushes dropped (too many waiting, in all or for its push service)
+        and failed (any answer but 2xx, a timeout, a refused address), and endpoints forgotten."""
+        with self._idle:
+            counts = self.counts
+            return {"dropped": counts.dropped, "failed": counts.failed, "forgotten": counts.forgotten}
 
     # ------------------------------------------------------------ what the writer tells
     def note(self, code: str, after: RoomSnapshot | None, subscribed: bool = True) -> None:

@@ -24,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.broadcast import Broadcast
 from app.lease import Leases
+from app.metrics import timed_publish
 from app.rooms import ChatLine, RoomError, RoomService, RoomSnapshot
 from app.web.live.bots import BotDriver
 from app.web.live.chat import Chat, ChatDrawer
@@ -116,7 +117,8 @@ class LiveRooms:
     async def after_change(self, code: str, changed: RoomSnapshot | None = None) -> None:
         """Publish a change (``changed``: the snapshot it committed, if the caller has it), tell the
         other processes, and let the room's bots answer it."""
-        await self.fanout.publish(code, changed=changed)
+        with timed_publish(code in self.rooms):
+            await self.fanout.publish(code, changed=changed)
         try:
             room = changed if changed is not None else await run_in_threadpool(self.service.load, code)
         except RoomError:
@@ -126,7 +128,8 @@ class LiveRooms:
             self.bots.kick(code)
 
     async def _bot_moved(self, code: str) -> None:
-        await self.fanout.publish(code)
+        with timed_publish(code in self.rooms):
+            await self.fanout.publish(code)
         if self.remote.shared:
             room = await run_in_threadpool(self.service.load, code)
             await self.remote.announce_version(code, room.version)

@@ -43,6 +43,7 @@ from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
 
 from app.games.base import visible_events
+from app.metrics import published
 from app.rooms import RoomError, RoomService, RoomSnapshot
 from app.web.render import (
     EVENTS,
@@ -597,6 +598,7 @@ class Fanout:
             planned = room.plan(snapshot, tabs, connected, away, everyone)
         else:
             planned = await run_in_threadpool(room.plan, snapshot, tabs, connected, away, everyone)
+        published(room.cache, planned)  # /metrics: the regions this publish drew and the bytes it queues
         for number, (tab, message) in enumerate(planned, 1):
             tab.push(message)
             if number % PUSHES_PER_TURN == 0 and number < len(planned):

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from app.broadcast import Broadcast, Message
 from app.lease import Leases
+from app.metrics import timed_publish
 from app.web.live.bots import BotDriver
 from app.web.live.chat import Chat
 from app.web.live.fanout import Fanout
@@ -78,7 +79,8 @@ class Remote:
         self.bots.changed_elsewhere(code)
         room = self.fanout.rooms.get(code)
         if room is not None and (room.latest is None or room.latest.version < version):
-            await self.fanout.publish(code)
+            with timed_publish(True):  # a change made on another process, brought to the tabs here
+                await self.fanout.publish(code)
 
     async def _presence(self, message: Message) -> None:
         code, seats = message.get("room"), message.get("seats")
