@@ -74,6 +74,16 @@ class Thought:
     fallback: str | None = None  # why safe_decision played a random move instead, if it did
 
 
+@dataclass(frozen=True)
+class Floor:
+    """Rounds of playouts the clock may not cut (each candidate played this many times), unless
+    ``deadline`` (``time.monotonic``), the table's own limit, passes first: on a busy host a search
+    cut by its clock after a playout or two plays no better than the normal bot."""
+
+    rounds: int
+    deadline: float
+
+
 @dataclass
 class Candidate:
     action: Action
@@ -127,15 +137,19 @@ def weigh(
     deadline: float,
     hooks: SearchHooks,
     thought: Thought | None = None,
+    floor: Floor | None = None,
+    most: int = MAX_CANDIDATES,
 ) -> list[Candidate]:
-    """The candidates for this decision (the normal bot's move first), each played out in the same
-    worlds drawn from ``view``, round after round, until ``budget.iterations`` playouts or
-    ``deadline`` (``time.monotonic``). A search, a hint and a review all weigh their options here."""
+    """The candidates for this decision (the normal bot's move first, at most ``most``), each played
+    out in the same worlds drawn from ``view``, round after round, until ``budget.iterations``
+    playouts or ``deadline`` (``time.monotonic``); the clock cannot stop the first rounds that
+    ``floor`` asks for before its own hard deadline. A search, a hint and a review all weigh their
+    options here."""
     thought = thought if thought is not None else Thought()
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     determinize = determinizer_of(engine.info.id)
     own = None if hooks.candidates is None else hooks.candidates(view, seat)
-    candidates = [Candidate(action) for action in candidate_actions(normal, legal, rng, own)]
+    candidates = [Candidate(action) for action in candidate_actions(normal, legal, rng, own)[:most]]
 
     def worlds(draws: random.Random) -> State:
         return determinize(view, seat, draws)
@@ -147,12 +161,13 @@ def weigh(
             round_number = number // len(candidates)
             if number % len(candidates) == 0:
                 world_seed = rng.getrandbits(64)  # each round plays every candidate in the same world
-            if time.monotonic() > deadline:
+            until = floor.deadline if floor is not None and round_number < floor.rounds else deadline
+            if time.monotonic() > until:
                 thought.cut_by_clock = True
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline, hooks):
+            if not _try(engine, worlds, seat, candidate, round_number, world_seed, until, hooks):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1

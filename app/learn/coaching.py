@@ -31,3 +31,10 @@ def option_message(
         return said
     label = next((t["label"] for t in legal if t["type"] == action.get("type")), action.get("type", ""))
     return str(label), {}
+
+
+def decision_notes(game_id: str, view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
+    """The coach's notes on this decision (its ``notes``), in messages to translate; none for a game
+    without a coach."""
+    coach = coach_of(game_id)
+    return [] if coach is None else cast(list[Message], coach.notes(view, seat, legal))

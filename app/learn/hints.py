@@ -17,11 +17,14 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.bots.search import Candidate, weigh
+from app.bots.search import Candidate, Floor, weigh
 from app.games.base import Action, Budget, Engine, State, View, view_without_log
 from app.games.registry import ENGINES, search_hooks_of
 
 HINT_BUDGET = Budget(seconds=1.5, iterations=320)  # a hint answers within 2 s on a busy machine
+HINT_CANDIDATES = 4  # the normal bot's move and three others: more would each get fewer playouts
+HINT_FLOOR_ROUNDS = 1  # every option played out once, whatever the clock says...
+HINT_HARD_SECONDS = 8.0  # ...unless the hint has taken this long
 OPTIONS_SHOWN = 3
 
 
@@ -54,7 +57,11 @@ def weigh_options(
     within ``budget`` (its playouts) and ``deadline`` (``time.monotonic``)."""
     engine = ENGINES[game_id]
     hooks = replace(search_hooks_of(game_id), playout_over=None, position_value=None)
-    candidates = weigh(engine, view, seat, legal, random.Random(seed), budget, deadline, hooks)
+    floor = Floor(HINT_FLOOR_ROUNDS, time.monotonic() + HINT_HARD_SECONDS)
+    rng = random.Random(seed)
+    candidates = weigh(
+        engine, view, seat, legal, rng, budget, deadline, hooks, floor=floor, most=HINT_CANDIDATES
+    )
     return ranked(candidates)[:OPTIONS_SHOWN]
 
 

@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from app.games.base import N_, NP_, view_without_log
 from app.games.registry import ENGINES, package_of
 from app.i18n import format_message
-from app.learn.coaching import option_message
+from app.learn.coaching import decision_notes, option_message
 from app.learn.hints import Weighed, hint_seed
 from app.learn.workers import LearnWorkers
 from app.rooms import Conflict, Forbidden, RoomError, RoomService, RoomSnapshot
@@ -27,6 +27,7 @@ from app.web.answers import page
 from app.web.api import errors
 from app.web.deps import ApiRoom, PageRoom, RoomRequest, get_locale
 from app.web.limits import Limits
+from app.web.render import rules_phases
 
 router = APIRouter()
 
@@ -183,6 +184,15 @@ async def coach_panel(request: Request, room: PageRoom) -> Response:
     seen = f"{me.legal_version}:{int(decision)}" if me is not None else "-"
     if request.query_params.get("seen") == seen:
         return Response(status_code=204)
+    notes: list[str] = []
+    rules_url = None
+    if decision and seat is not None and snapshot.core is not None:
+        view = view_without_log(snapshot.engine, snapshot.core, seat)
+        package = package_of(snapshot.game)
+        for text, params in decision_notes(snapshot.game, view, seat, snapshot.legal(seat)):
+            notes.append(format_message(room.locale, text, params, snapshot.name_of, package))
+        if view.get("phase") in rules_phases(snapshot.game):
+            rules_url = f"/games/{snapshot.game}/rules/{view['phase']}?lang={room.locale}"
     response = page(
         request,
         room.locale,
@@ -191,7 +201,8 @@ async def coach_panel(request: Request, room: PageRoom) -> Response:
         code=snapshot.code,
         seen=seen,
         decision=decision,
-        notes=[],
+        notes=notes,
+        rules_url=rules_url,
     )
     response.headers["Cache-Control"] = "no-store"
     return response
