@@ -48,6 +48,7 @@ class Room(SQLModel, table=True):
     clock: int = 0  # seconds each decision may take (0: no clock)
     full_record: bool = False  # the table agreed that the finished game's record holds every secret
     imported: bool = False  # made from an uploaded record: its names and moves are the record's claims
+    hints: bool = False  # the table allows the coach and the search's hints (a practice room does)
     # The host paused the table's clock at this moment (epoch ms; None: running). While paused no
     # clock runs out, and resuming moves every deadline on by the length of the pause.
     clock_paused_at: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))

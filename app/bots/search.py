@@ -74,15 +74,32 @@ class Thought:
     fallback: str | None = None  # why safe_decision played a random move instead, if it did
 
 
+@dataclass(frozen=True)
+class Floor:
+    """Rounds of playouts the clock may not cut (each candidate played this many times), unless
+    ``deadline`` (``time.monotonic``), the table's own limit, passes first: on a busy host a search
+    cut by its clock after a playout or two plays no better than the normal bot."""
+
+    rounds: int
+    deadline: float
+
+
 @dataclass
-class _Candidate:
+class Candidate:
     action: Action
     scores: dict[int, float] = field(default_factory=dict)  # a playout's score by its round (world)
     refused: bool = False
+    # the seat's share of the win in each playout played to the game's end, by its round: what a
+    # hint or a review tells a player (the scores may stop at a game's horizon)
+    wins: dict[int, float] = field(default_factory=dict)
 
     @property
     def mean(self) -> float:
         return sum(self.scores.values()) / len(self.scores) if self.scores else float("-inf")
+
+    @property
+    def win_share(self) -> float | None:
+        return sum(self.wins.values()) / len(self.wins) if self.wins else None
 
 
 def strong_action(
@@ -101,11 +118,38 @@ def strong_action(
     waited for its turn has less time)."""
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
+    hooks = search_hooks_of(engine.info.id)
+    candidates = weigh(engine, view, seat, legal, rng, budget, deadline, hooks, thought)
+    temperature = None if hooks.choice_temperature is None else hooks.choice_temperature(view)
+    if temperature is not None:
+        return drawn_by_mean(candidates, temperature, rng).action
+    choose = best_mean if hooks.best_mean else clearly_better
+    return choose(candidates).action
+
+
+def weigh(
+    engine: Engine,
+    view: View,
+    seat: int,
+    legal: list[dict[str, Any]],
+    rng: random.Random,
+    budget: Budget,
+    deadline: float,
+    hooks: SearchHooks,
+    thought: Thought | None = None,
+    floor: Floor | None = None,
+    most: int = MAX_CANDIDATES,
+) -> list[Candidate]:
+    """The candidates for this decision (the normal bot's move first, at most ``most``), each played
+    out in the same worlds drawn from ``view``, round after round, until ``budget.iterations``
+    playouts or ``deadline`` (``time.monotonic``); the clock cannot stop the first rounds that
+    ``floor`` asks for before its own hard deadline. A search, a hint and a review all weigh their
+    options here."""
+    thought = thought if thought is not None else Thought()
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     determinize = determinizer_of(engine.info.id)
-    hooks = search_hooks_of(engine.info.id)
     own = None if hooks.candidates is None else hooks.candidates(view, seat)
-    candidates = [_Candidate(action) for action in candidate_actions(normal, legal, rng, own)]
+    candidates = [Candidate(action) for action in candidate_actions(normal, legal, rng, own)[:most]]
 
     def worlds(draws: random.Random) -> State:
         return determinize(view, seat, draws)
@@ -117,23 +161,20 @@ def strong_action(
             round_number = number // len(candidates)
             if number % len(candidates) == 0:
                 world_seed = rng.getrandbits(64)  # each round plays every candidate in the same world
-            if time.monotonic() > deadline:
+            until = floor.deadline if floor is not None and round_number < floor.rounds else deadline
+            if time.monotonic() > until:
                 thought.cut_by_clock = True
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, worlds, seat, candidate, round_number, world_seed, deadline, hooks):
+            if not _try(engine, worlds, seat, candidate, round_number, world_seed, until, hooks):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
-    temperature = None if hooks.choice_temperature is None else hooks.choice_temperature(view)
-    if temperature is not None:
-        return drawn_by_mean(candidates, temperature, rng).action
-    choose = best_mean if hooks.best_mean else clearly_better
-    return choose(candidates).action
+    return candidates
 
 
-def drawn_by_mean(candidates: list[_Candidate], temperature: float, rng: random.Random) -> _Candidate:
+def drawn_by_mean(candidates: list[Candidate], temperature: float, rng: random.Random) -> Candidate:
     """A candidate drawn with odds in proportion to exp(mean / ``temperature``) over those played (the
     first, the normal bot's move, if none was)."""
     tried = [c for c in candidates if c.scores and not c.refused]
@@ -143,14 +184,14 @@ def drawn_by_mean(candidates: list[_Candidate], temperature: float, rng: random.
     return rng.choices(tried, weights=[math.exp((c.mean - top) / temperature) for c in tried])[0]
 
 
-def best_mean(candidates: list[_Candidate]) -> _Candidate:
+def best_mean(candidates: list[Candidate]) -> Candidate:
     """The candidate whose playouts scored best on average; the first (the normal bot's move) on a
     tie or when none was played."""
     tried = [c for c in candidates if c.scores and not c.refused]
     return max(tried, key=lambda c: c.mean) if tried else candidates[0]
 
 
-def clearly_better(candidates: list[_Candidate]) -> _Candidate:
+def clearly_better(candidates: list[Candidate]) -> Candidate:
     """The first candidate (the normal bot's move), unless another's mean gain over it, round by round
     (at least two rounds), clears zero by ``CLEARLY`` standard errors: then the one with the largest
     gain. If the normal bot's move was refused, the best mean."""
@@ -174,7 +215,7 @@ def _try(
     engine: Engine,
     worlds: Callable[[random.Random], State],
     seat: int,
-    candidate: _Candidate,
+    candidate: Candidate,
     round_number: int,
     world_seed: int,
     deadline: float,
@@ -194,10 +235,13 @@ def _try(
     end = playout(engine, world, rng, deadline, None if over is None else lambda s: over(start, s))
     if end is None:
         return False
+    result = engine.result(end)
     if value is None:
-        candidate.scores[round_number] = playout_score(engine, end, seat)
+        candidate.scores[round_number] = 0.0 if result is None else outcome_value(result, seat)
     else:
         candidate.scores[round_number] = value(end, seat)
+    if result is not None:
+        candidate.wins[round_number] = 1 / len(result.winners) if seat in result.winners else 0.0
     return True
 
 
@@ -227,13 +271,6 @@ def playout(
         except Exception:  # a bot's bug or a refused move costs the move, as in safe_decision
             state = engine.apply(state, actor, random_bot_action(engine, state, actor, rng))
     return state
-
-
-def playout_score(engine: Engine, state: State | None, seat: int) -> float:
-    result = None if state is None else engine.result(state)
-    if result is None:
-        return 0.0  # a stuck playout counts as a loss
-    return outcome_value(result, seat)
 
 
 def outcome_value(result: Result, seat: int) -> float:

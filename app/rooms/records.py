@@ -104,6 +104,7 @@ class Records:
                 seed=str(secrets.randbits(62)),
                 clock=room.clock,
                 full_record=room.full_record,
+                hints=room.hints,
             )
             session.add(fresh)
             session.flush()

@@ -58,10 +58,12 @@ class Seats:
         host_name: Any,
         clock: Any = 0,
         full_record: bool = False,
+        hints: bool = False,
     ) -> tuple[str, int | None, str | None]:
         """Create a room; the creator (if named) takes seat 0 and is host. Returns code, seat, token.
         ``clock``: the seconds each decision may take (0: no clock). ``full_record``: the table agrees
-        that once the game is over anyone may download its record with every secret."""
+        that once the game is over anyone may download its record with every secret. ``hints``: the
+        table allows the coach and the search's hints (``app.learn``)."""
         engine = self.writer.engines.get(game) if isinstance(game, str) else None
         if engine is None:
             raise RoomError(N_("Unknown game."))
@@ -87,6 +89,7 @@ class Seats:
                 seed=str(secrets.randbits(62)),
                 clock=seconds,
                 full_record=full_record,
+                hints=hints,
             )
             session.add(room)
             session.flush()

@@ -64,6 +64,7 @@ class RoomSnapshot:
     clock: int = 0  # seconds per decision (0: no clock)
     full_record: bool = False  # the table agreed: once over, anyone's record holds every secret
     imported: bool = False  # made from an uploaded record
+    hints: bool = False  # the table allows the coach and the search's hints
     clock_paused_at: int | None = None  # the host paused the clock then (epoch ms); None: it runs
     _legal: dict[int, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 

@@ -334,6 +334,7 @@ class RoomWriter:
             clock=room.clock,
             full_record=room.full_record,
             imported=room.imported,
+            hints=room.hints,
             clock_paused_at=room.clock_paused_at,
         )
 
@@ -397,6 +398,7 @@ def _advanced(
         clock=room.clock,
         full_record=room.full_record,
         imported=room.imported,
+        hints=room.hints,
         clock_paused_at=room.clock_paused_at,
     )
     changed = [

@@ -139,6 +139,11 @@ class CreateRoomBody(BaseModel):
         description="The table agrees that once the game is over anyone may download its full record, "
         "every secret included (otherwise each reader's record holds what that reader saw)",
     )
+    hints: bool = Field(
+        False,
+        description="The table allows the coach and hints from the search "
+        "(`GET /api/rooms/{code}/hint`) and reviews after the game, for every seat",
+    )
 
 
 class JoinBody(BaseModel):
@@ -276,6 +281,7 @@ class Room(BaseModel):
     )
     full_record: bool = Field(description="The table agreed: the finished game's record holds every secret")
     imported: bool = Field(description="Made from an uploaded record: its names and moves are the record's")
+    hints: bool = Field(description="The table allows hints, the coach and reviews")
     seats: list[SeatState]
     to_act: list[int] = Field(description="The seats the game waits for")
     view: dict[str, Any] | None = Field(
@@ -346,6 +352,7 @@ def room_json(
         "clock_paused_at": snapshot.clock_paused_at,
         "full_record": snapshot.full_record,
         "imported": snapshot.imported,
+        "hints": snapshot.hints,
         "seats": [
             {
                 "seat": s.seat,
@@ -410,6 +417,7 @@ async def create_room(
         body.name,
         chosen_clock(settings, body.clock),
         body.full_record,
+        body.hints,
     )
     base = _base(request)
     resume = resume_url(base, code, token) if token else None

@@ -33,12 +33,13 @@ from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_, Budget
 from app.games.registry import ENGINES
+from app.learn.workers import LearnWorkers
 from app.lease import Leases, RedisLeases
 from app.metrics import metrics_endpoint
 from app.rooms import RoomError, RoomService
 from app.rooms.push_services import PushServices
 from app.rooms.vapid import kept_vapid, load_vapid
-from app.web import api, my_games, notifications, pages, replay
+from app.web import api, learn, my_games, notifications, pages, replay
 from app.web.answers import (
     CANNOT_SAVE,
     SERVER_ERROR,
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     service.health.min_free_bytes = settings.min_free_mb * 1024 * 1024
     service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
     thinkers = Thinkers()  # strong bots think in a niced process of their own, off the event loop
+    learning = LearnWorkers()  # and hints and reviews in processes of their own, niced further
     service.turns.strong_search = thinkers.search
     broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
     leases = (
@@ -130,6 +132,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
                 await sweeper
         await live.stop()
         thinkers.stop()
+        learning.stop()
         if push is not None:
             push.stop()
         db.dispose()
@@ -150,6 +153,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.state.db = db
     app.state.push = push
     app.state.limits = limits = Limits(settings)
+    app.state.learn = learning
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     if settings.metrics:  # Prometheus' /metrics (app/metrics.py); off, it is a 404 like any unknown path
@@ -183,6 +187,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.include_router(notifications.router)
     app.include_router(replay.router)
     app.include_router(my_games.router)
+    app.include_router(learn.router)
 
     return app
 

@@ -28,6 +28,7 @@ from app.games.base import N_, visible_events
 from app.games.registry import ENGINES, package_of
 from app.i18n import format_message, person_name
 from app.rooms import REACTIONS, ChatLine, RoomError, RoomSnapshot
+from app.web import learn
 from app.web.answers import BACK_TO_ROOM, is_htmx, json_refusal, page
 from app.web.deps import (
     VIEWER_COOKIE,
@@ -129,6 +130,7 @@ def room_page(
             "version": snapshot.version,
             "status": snapshot.status,
             "imported": snapshot.imported,
+            "hints": snapshot.hints,
         },  # never the state: only views reach templates
         info=info,
         regions=regions_container(regions, oob=False),
@@ -225,24 +227,32 @@ def rules_in_place(request: Request, locale: LocaleDep, game_id: str, phase: str
 
 
 @router.post("/rooms")
-async def create_room(request: Request, service: ServiceDep, settings: SettingsDep) -> Response:
+async def create_room(
+    request: Request, service: ServiceDep, settings: SettingsDep, live: LiveDep, locale: LocaleDep
+) -> Response:
     form = await request.form()
     game = str(form.get("game", ""))
     engine = ENGINES.get(game)
-    options = {o.key: form.get(f"option.{o.key}") == "on" for o in engine.info.options} if engine else {}
-    clock = chosen_clock(settings, form.get("clock") or 0)
-    full_record = form.get("full_record") == "on"
-    code, _, token = await run_in_threadpool(
-        service.seats.create_room,
-        game,
-        form.get("players"),
-        options,
-        form.get("name", ""),
-        clock,
-        full_record,
-    )
+    if form.get("practice") == "yes":  # "Learn <game>": a practice room, started at once (learn.py)
+        code, token = await run_in_threadpool(learn.open_practice_room, service, game, locale)
+        await live.after_change(code)
+    else:
+        options = {o.key: form.get(f"option.{o.key}") == "on" for o in engine.info.options} if engine else {}
+        clock = chosen_clock(settings, form.get("clock") or 0)
+        full_record = form.get("full_record") == "on"
+        code, _, created = await run_in_threadpool(
+            service.seats.create_room,
+            game,
+            form.get("players"),
+            options,
+            form.get("name", ""),
+            clock,
+            full_record,
+            form.get("hints") == "on",
+        )
+        assert created is not None
+        token = created
     response = RedirectResponse(f"/r/{code}", status_code=303)
-    assert token is not None
     set_seat_cookie(response, settings, code, token)
     return response
 

@@ -228,6 +228,7 @@ def record_download(request: Request, room: PageRoom) -> Response:
     else:
         replay = room_replay(room.service, replay_cache(request), snapshot)
         body = redacted_record(record, replay, room.seat, result, imported=snapshot.imported)
+    body["hints"] = snapshot.hints  # the table allowed the coach, hints and reviews
     return JSONResponse(
         body,
         headers={

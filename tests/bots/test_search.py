@@ -19,7 +19,7 @@ import pytest
 from app import simulate
 from app.bots import GRACE, Thought, fits, safe_decision
 from app.bots.search import (
-    _Candidate,
+    Candidate,
     best_mean,
     candidate_actions,
     clearly_better,
@@ -116,8 +116,8 @@ def test_candidates_start_with_the_normal_choice_and_scale_its_bid_within_the_do
 
 
 def test_the_normal_move_stands_unless_another_beats_it_clearly_round_by_round() -> None:
-    def candidate(name: str, scores: list[float]) -> _Candidate:
-        return _Candidate({"type": name}, dict(enumerate(scores)))
+    def candidate(name: str, scores: list[float]) -> Candidate:
+        return Candidate({"type": name}, dict(enumerate(scores)))
 
     normal = candidate("normal", [1.0, 0.0, 1.0, 0.0])
     noisy = candidate("noisy", [1.0, 1.0, 0.0, 0.2])  # a better mean, but as often worse as better
@@ -125,27 +125,27 @@ def test_the_normal_move_stands_unless_another_beats_it_clearly_round_by_round()
     assert clearly_better([normal, noisy, once]).action == {"type": "normal"}
     steady = candidate("steady", [1.2, 0.2, 1.2, 0.2])  # 0.2 better in every world
     assert clearly_better([normal, noisy, once, steady]).action == {"type": "steady"}
-    refused = _Candidate({"type": "refused"}, refused=True)
+    refused = Candidate({"type": "refused"}, refused=True)
     assert clearly_better([refused, noisy, once]).action == {"type": "once"}  # the best mean
 
 
 def test_where_caution_costs_more_than_noise_the_best_mean_is_played() -> None:
-    def candidate(name: str, scores: list[float]) -> _Candidate:
-        return _Candidate({"type": name}, dict(enumerate(scores)))
+    def candidate(name: str, scores: list[float]) -> Candidate:
+        return Candidate({"type": name}, dict(enumerate(scores)))
 
     normal = candidate("normal", [1.0, 0.0, 1.0, 0.0])
     noisy = candidate("noisy", [1.0, 1.0, 0.0, 0.2])
     assert best_mean([normal, noisy]).action == {"type": "noisy"}  # clearly_better keeps "normal"
     assert best_mean([normal, candidate("level", [0.0, 1.0, 0.0, 1.0])]).action == {"type": "normal"}  # a tie
-    assert best_mean([normal, _Candidate({"type": "unplayed"})]).action == {"type": "normal"}
-    assert best_mean([_Candidate({"type": "refused"}, refused=True), _Candidate({"type": "x"})]).action == {
+    assert best_mean([normal, Candidate({"type": "unplayed"})]).action == {"type": "normal"}
+    assert best_mean([Candidate({"type": "refused"}, refused=True), Candidate({"type": "x"})]).action == {
         "type": "refused"
     }  # nothing was played: the normal bot's move, as clearly_better gives it
 
 
 def test_a_drawn_choice_favours_the_best_mean_by_its_temperature() -> None:
-    def candidate(name: str, scores: list[float]) -> _Candidate:
-        return _Candidate({"type": name}, dict(enumerate(scores)))
+    def candidate(name: str, scores: list[float]) -> Candidate:
+        return Candidate({"type": name}, dict(enumerate(scores)))
 
     good, level, poor = (
         candidate("good", [3.0, 3.0]),
@@ -157,8 +157,8 @@ def test_a_drawn_choice_favours_the_best_mean_by_its_temperature() -> None:
     assert 150 < drawn.count("good") < 250 and 150 < drawn.count("level") < 250  # e^-3: ~5% "poor"
     assert 5 <= drawn.count("poor") <= 40
     assert all(drawn_by_mean([poor, good], 0.01, rng).action == {"type": "good"} for _ in range(20))
-    refused = _Candidate({"type": "refused"}, refused=True)
-    assert drawn_by_mean([refused, _Candidate({"type": "unplayed"})], 1.0, rng).action == {"type": "refused"}
+    refused = Candidate({"type": "refused"}, refused=True)
+    assert drawn_by_mean([refused, Candidate({"type": "unplayed"})], 1.0, rng).action == {"type": "refused"}
 
 
 def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_module() -> None:

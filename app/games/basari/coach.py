@@ -1,0 +1,122 @@
+"""What the coach says of a Basari decision (``app/learn``): each option in a player's words, from
+the seat's view alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.games import base
+from app.games.basari.data import COLOUR_LETTERS, COLOURS
+from app.games.base import N_, Action, View
+
+Message = tuple[str, dict[str, Any]]
+
+
+def _gems(counts: dict[str, int]) -> dict[str, Any]:
+    return base.counted([(counts[c], COLOUR_LETTERS[c]) for c in COLOURS if counts.get(c)])
+
+
+def describe(action: Action, view: View, seat: int) -> Message | None:
+    """``action`` as a player says it ("Offer 2R 1G"), or None for the template's own label."""
+    kind = action.get("type")
+    if kind == "choose":
+        return N_("Play action card {card}"), {"card": base.verbatim(str(action["card"]))}
+    if kind == "offer":
+        return N_("Offer {gems}"), {"gems": _gems(action["gems"])}
+    if kind == "exchange":
+        give = action.get("give")
+        take = _gems(action["take"])
+        if give is None:
+            return N_("Take {take}"), {"take": take}
+        return N_("Give {give} for {take}"), {"give": _gems({give: 1}), "take": take}
+    if kind == "take":
+        return N_("Take {gem}"), {"gem": _gems({action["colour"]: 1})}
+    return None
+
+
+def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
+    """What this decision is and what it leads to, and what the options mean in numbers the seat can
+    work out from what it sees: its top market card, its workers, and the gem counts round the table."""
+    phase = view.get("phase")
+    seats = view.get("seats", [])
+    me = next((s for s in seats if s["seat"] == seat), None)
+    said: list[Message] = []
+    if me is None:
+        return said
+    if phase == "choose":
+        said.append(
+            (
+                N_(
+                    "Choose an action card in secret: alone on a card, you perform it; two on one card "
+                    "bargain for it with gems; three or more, and nobody performs it."
+                ),
+                {},
+            )
+        )
+        top = me.get("top")
+        if top:
+            said.append(
+                (
+                    N_(
+                        "With your top card, B scores {points} points and C takes {gems} from the bank; A "
+                        "draws another market card."
+                    ),
+                    {"points": top["points"], "gems": _gems(top["gems"])},
+                )
+            )
+        said.append(
+            (
+                N_(
+                    "You have {workers} workers: at {needed} the round is scored and you gain {bonus} points."
+                ),
+                {
+                    "workers": me["workers"],
+                    "needed": view.get("round_end_workers", 15),
+                    "bonus": view.get("worker_bonus", 12),
+                },
+            )
+        )
+    elif phase == "bargain" and view.get("bargain"):
+        bargain = view["bargain"]
+        said.append(
+            (
+                N_(
+                    "You bargain for card {card}: accept, and you take the offered gems while the other "
+                    "performs the card; offer or raise, and you pay if the other accepts."
+                ),
+                {"card": base.verbatim(str(bargain["card"]))},
+            )
+        )
+        current = bargain.get("current")
+        if current:
+            said.append(
+                (
+                    N_("The offer stands at {gems}; you hold {mine}."),
+                    {"gems": _gems(current["gems"]), "mine": _gems(me["gems"])},
+                )
+            )
+    elif phase in ("d_exchange", "d_take"):
+        said.append(
+            (
+                N_("Action D: alone, return one gem and take any two; shared, take one gem from the bank."),
+                {},
+            )
+        )
+    others = [s for s in seats if s["seat"] != seat]
+    if others and phase in ("choose", "bargain", "d_exchange", "d_take"):
+        best = {c: max(s["gems"][c] for s in others) for c in COLOURS}
+        said.append(
+            (
+                N_(
+                    "Your gems {mine} against the most any other player holds of each, {best}: the most red "
+                    "scores 14 at the round's end, yellow 12, green 10, blue 8."
+                ),
+                {"mine": _gems_all(me["gems"]), "best": _gems_all(best)},
+            )
+        )
+    return said
+
+
+def _gems_all(counts: dict[str, int]) -> dict[str, Any]:
+    """Every colour's count, zeros too: a comparison colour by colour."""
+    return base.counted([(counts.get(c, 0), COLOUR_LETTERS[c]) for c in COLOURS])

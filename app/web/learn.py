@@ -1,0 +1,208 @@
+"""Learning at the table, on the web: practice rooms, the search's hints (the JSON API and the room
+page's "Hint" button) and the coach panel (``app.learn``).
+
+Every answer here is one seat's, from that seat's view: a spectator, another seat or a table that
+does not allow hints gets nothing (403), and a seat that has no decision now gets 409. A hint is
+thought in the niced workers of ``app.learn.workers`` and counts against the caller's "act" rate
+limit, as a move does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from app.games.base import N_, NP_, view_without_log
+from app.games.registry import ENGINES, package_of
+from app.i18n import format_message
+from app.learn.coaching import decision_notes, option_message
+from app.learn.hints import Weighed, hint_seed
+from app.learn.workers import LearnWorkers
+from app.rooms import Conflict, Forbidden, RoomError, RoomService, RoomSnapshot
+from app.web.answers import page
+from app.web.api import errors
+from app.web.deps import ApiRoom, PageRoom, RoomRequest, get_locale
+from app.web.limits import Limits
+from app.web.render import rules_phases
+
+router = APIRouter()
+
+PRACTICE_PLAYERS = 4  # you and three normal bots (clamped to the game's player counts)
+PRACTICE_NAME = N_("Learner")
+NO_HINTS = N_("This table does not allow hints.")
+ONLY_SEATS = N_("Only a player at this table can ask for a hint.")
+NOT_YOUR_DECISION = N_("A hint is for your own decision, and there is none now.")
+WIN_SHARE = N_("{option}: you win about {tenths} in 10 of these games")
+PLAYOUTS = NP_("(from {count} playout)", "(from {count} playouts)")
+ONLY_OPTION = N_("{option}: your only option")
+
+
+def open_practice_room(service: RoomService, game: str, locale: str) -> tuple[str, str]:
+    """A practice room: the learner at seat 0 against normal bots, hints allowed, started at once.
+    Returns its code and the learner's seat token."""
+    engine = ENGINES.get(game)
+    if engine is None:
+        raise RoomError(N_("Unknown game."))
+    info = engine.info
+    players = max(info.min_players, min(PRACTICE_PLAYERS, info.max_players))
+    name = format_message(locale, PRACTICE_NAME, {}, str)
+    code, seat, token = service.seats.create_room(game, players, {}, name, 0, False, True)
+    assert token is not None
+    service.seats.add_bot(code, seat, True, "normal")
+    service.seats.start(code, seat)
+    return code, token
+
+
+def learn_workers(request: Request) -> LearnWorkers:
+    return cast(LearnWorkers, request.app.state.learn)
+
+
+# ------------------------------------------------------------ hints
+class HintOption(BaseModel):
+    action: dict[str, Any] = Field(description="The action, as `POST .../actions` takes it")
+    label: str = Field(description="The action in the caller's language (`?lang=`, else Accept-Language)")
+    text: str = Field(description='What the search measured, in words: "Bid 12: you win about 4 in 10 …"')
+    won: float | None = Field(
+        description="The share of the playouts after this option that you won (0 to 1); "
+        "null for your only option, which is not weighed"
+    )
+    playouts: int = Field(description="How many playouts, each to the game's end, the share rests on")
+
+
+class Hint(BaseModel):
+    options: list[HintOption] = Field(description="Your best few options, best first")
+
+
+async def _weighed(request: Request, room: RoomRequest) -> tuple[RoomSnapshot, int, list[Weighed]]:
+    """The seat's weighed options now, or the refusal: no hints here (403), no seat (403), no
+    decision of the seat's (409), too many requests (429), the coach busy (503)."""
+    seat = room.seat
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    if not snapshot.hints:
+        raise Forbidden(NO_HINTS)
+    if seat is None:
+        raise Forbidden(ONLY_SEATS)
+    legal = snapshot.legal(seat)
+    if snapshot.core is None or seat not in snapshot.to_act() or not legal:
+        raise Conflict(NOT_YOUR_DECISION)
+    refusal = await cast(Limits, request.app.state.limits).move_refusal(request.scope)
+    if refusal is not None:
+        raise refusal
+    view = view_without_log(snapshot.engine, snapshot.core, seat)
+    key = (snapshot.code, snapshot.version, seat)
+    seed = hint_seed(*key)
+    options = await run_in_threadpool(
+        learn_workers(request).hint, key, snapshot.game, view, seat, legal, seed
+    )
+    return snapshot, seat, options
+
+
+def said_options(
+    snapshot: RoomSnapshot, seat: int, options: list[Weighed], locale: str
+) -> list[dict[str, Any]]:
+    """Each weighed option with its label and what it measured, in ``locale``."""
+    assert snapshot.core is not None
+    view = view_without_log(snapshot.engine, snapshot.core, seat)
+    legal = snapshot.legal(seat)
+    package = package_of(snapshot.game)
+    said = []
+    for option in options:
+        text, params = option_message(snapshot.game, option.action, view, seat, legal)
+        label = format_message(locale, text, params, snapshot.name_of, package)
+        if option.won is None:
+            words = format_message(locale, ONLY_OPTION, {"option": label}, str)
+        else:
+            share = format_message(
+                locale, WIN_SHARE, {"option": label, "tenths": round(10 * option.won)}, str
+            )
+            playouts = format_message(
+                locale, PLAYOUTS[0], {"count": option.playouts}, str, plural=PLAYOUTS[1]
+            )
+            words = f"{share} {playouts}"
+        said.append(
+            {
+                "action": option.action,
+                "label": label,
+                "text": words,
+                "won": option.won,
+                "playouts": option.playouts,
+            }
+        )
+    return said
+
+
+@router.get(
+    "/api/rooms/{code}/hint",
+    tags=["api"],
+    response_model=Hint,
+    responses=errors(403, 404, 409, 413, 422, 429, 503),
+)
+async def api_hint(request: Request, room: ApiRoom) -> dict[str, Any]:
+    """Your best few options at your decision, weighed by the search from your seat's view alone
+    (playouts from worlds drawn from what you can see), where the table allows hints (`hints` in
+    the room). 403 where it does not or without a seat token; 409 when the game is not waiting for
+    your decision; 429 past the moves' rate limit; 503 while the coach is busy with other tables."""
+    snapshot, seat, options = await _weighed(request, room)
+    return {"options": said_options(snapshot, seat, options, get_locale(request))}
+
+
+@router.get("/r/{code}/hint", include_in_schema=False)
+async def page_hint(request: Request, room: PageRoom) -> Response:
+    """The room page's "Hint" button: the same options, drawn for the coach panel."""
+    snapshot, seat, options = await _weighed(request, room)
+    response = page(
+        request,
+        room.locale,
+        "platform/hint.html",
+        game_id=snapshot.game,
+        options=said_options(snapshot, seat, options, room.locale),
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/r/{code}/coach", include_in_schema=False)
+async def coach_panel(request: Request, room: PageRoom) -> Response:
+    """The coach panel of the room page, for this browser's seat: empty where the table allows no
+    hints, for a spectator, or while the seat has no decision; 204 (the page keeps its panel, and
+    any hint in it) when the decision the page names (``seen``) is still the seat's."""
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    seat = room.seat
+    me = snapshot.seat(seat)
+    decision = (
+        snapshot.hints
+        and seat is not None
+        and me is not None
+        and snapshot.core is not None
+        and seat in snapshot.to_act()
+        and bool(snapshot.legal(seat))
+    )
+    seen = f"{me.legal_version}:{int(decision)}" if me is not None else "-"
+    if request.query_params.get("seen") == seen:
+        return Response(status_code=204)
+    notes: list[str] = []
+    rules_url = None
+    if decision and seat is not None and snapshot.core is not None:
+        view = view_without_log(snapshot.engine, snapshot.core, seat)
+        package = package_of(snapshot.game)
+        for text, params in decision_notes(snapshot.game, view, seat, snapshot.legal(seat)):
+            notes.append(format_message(room.locale, text, params, snapshot.name_of, package))
+        if view.get("phase") in rules_phases(snapshot.game):
+            rules_url = f"/games/{snapshot.game}/rules/{view['phase']}?lang={room.locale}"
+    response = page(
+        request,
+        room.locale,
+        "platform/coach.html",
+        game_id=snapshot.game,
+        code=snapshot.code,
+        seen=seen,
+        decision=decision,
+        notes=notes,
+        rules_url=rules_url,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response

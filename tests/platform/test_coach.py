@@ -1,0 +1,69 @@
+"""The coach: at every decision of every game, a few notes in the game's words from the seat's view
+alone, said in each language, and the same whatever the other seats hide."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.games.base import view_without_log
+from app.games.registry import ENGINES, checks_of, package_of
+from app.i18n import format_message
+from app.learn.coaching import decision_notes, option_message
+from tests.platform.test_hints import decisions
+
+LOCALES = ("en", "zh_Hant", "zh_Hans")
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_every_decision_has_notes_said_in_every_language(game: str) -> None:
+    engine = ENGINES[game]
+    phases = set()
+    for players in (engine.info.min_players, engine.info.max_players):
+        for state, seat in decisions(game, players, seed=players, every=3):
+            view = view_without_log(engine, state, seat)
+            legal = engine.legal_actions(state, seat)
+            notes = decision_notes(game, view, seat, legal)
+            if view.get("phase") not in ("round_summary",):  # Basari's "Continue" needs no coach
+                assert notes, (game, view.get("phase"))
+            phases.add(view.get("phase"))
+            for locale in LOCALES:
+                for text, params in notes:
+                    said = format_message(locale, text, params, lambda s: f"P{s}", package_of(game))
+                    assert "{" not in said and said.strip(), (locale, said)
+                for template in legal:
+                    action = {"type": template["type"]}
+                    for name, domain in template.get("params", {}).items():
+                        if domain["kind"] == "choice":
+                            action[name] = domain["options"][0]
+                        elif domain["kind"] == "int":
+                            action[name] = domain["min"]
+                        else:
+                            action[name] = {key: 1 for key, top in domain["max"].items() if top}
+                    text, params = option_message(game, action, view, seat, legal)
+                    said = format_message(locale, text, params, lambda s: f"P{s}", package_of(game))
+                    assert "{" not in said and said.strip(), (locale, said)
+    assert len(phases) >= 3, phases
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_the_coach_says_the_same_whatever_another_seat_hides(game: str) -> None:
+    engine, checks = ENGINES[game], checks_of(game)
+    players = engine.info.min_players + 1
+    rng = random.Random(3)
+    tried = 0
+    for state, seat in decisions(game, players, seed=21, every=2):
+        owner = rng.choice([other for other in range(players) if other != seat])
+        disguised, changed = checks.disguise(state, owner, random.Random(rng.getrandbits(32)))
+        if seat in changed:
+            continue
+        before = decision_notes(
+            game, view_without_log(engine, state, seat), seat, engine.legal_actions(state, seat)
+        )
+        after = decision_notes(
+            game, view_without_log(engine, disguised, seat), seat, engine.legal_actions(disguised, seat)
+        )
+        assert before == after
+        tried += 1
+    assert tried >= 10

@@ -1,0 +1,183 @@
+"""Hints allowed, practice rooms and the search's hints: kept with the room, refused where the table
+does not allow them, only ever one seat's, and unchanged by anything that seat cannot see."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.games.base import Budget, random_legal_action
+from app.games.registry import ENGINES, checks_of
+from app.learn.hints import hint_for
+from app.learn.workers import LearnWorkers
+from app.web.app import create_app
+
+QUICK = Budget(seconds=60, iterations=24)  # a hint that stops at its playouts, never at the clock
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as client:
+        client.app.state.learn = LearnWorkers(processes=False)  # type: ignore[attr-defined]
+        yield client
+
+
+def qe_room(client: TestClient, hints: bool | None) -> tuple[str, list[str]]:
+    body: dict[str, Any] = {"game": "qe", "players": 3, "name": "Ann"}
+    if hints is not None:
+        body["hints"] = hints
+    created = client.post("/api/rooms", json=body)
+    assert created.status_code == 201, created.text
+    code, tokens = created.json()["code"], [created.json()["token"]]
+    for name in ("Bob", "Cy"):
+        tokens.append(client.post(f"/api/rooms/{code}/join", json={"name": name}).json()["token"])
+    assert client.post(f"/api/rooms/{code}/start", headers=auth(tokens[0])).status_code == 200
+    return code, tokens
+
+
+def test_a_room_says_whether_its_table_allows_hints(client: TestClient) -> None:
+    plain, _ = qe_room(client, None)
+    allowed, _ = qe_room(client, True)
+    assert client.get(f"/api/rooms/{plain}").json()["hints"] is False
+    assert client.get(f"/api/rooms/{allowed}").json()["hints"] is True
+    assert "Hints allowed" in client.get(f"/r/{allowed}").text
+    assert "Hints allowed" not in client.get(f"/r/{plain}").text
+
+
+def test_a_hint_is_the_seats_own_at_its_decision(client: TestClient) -> None:
+    code, tokens = qe_room(client, True)
+    room = client.get(f"/api/rooms/{code}").json()
+    actor = room["to_act"][0]
+    hint = client.get(f"/api/rooms/{code}/hint", headers=auth(tokens[actor]))
+    assert hint.status_code == 200, hint.text
+    options = hint.json()["options"]
+    assert 1 <= len(options) <= 3
+    legal = client.get(f"/api/rooms/{code}", headers=auth(tokens[actor])).json()["legal"]
+    types = {template["type"] for template in legal}
+    for option in options:
+        assert option["action"]["type"] in types
+        assert option["label"] and option["text"].startswith(option["label"])
+    weighed = [o for o in options if o["won"] is not None]
+    assert all(0 <= o["won"] <= 1 and o["playouts"] > 0 for o in weighed)
+    # the best first, and the answer can be played as it is
+    assert [o["won"] for o in weighed] == sorted((o["won"] for o in weighed), reverse=True)
+    played = client.post(
+        f"/api/rooms/{code}/actions",
+        json={"version": room["version"], "action": options[0]["action"]},
+        headers=auth(tokens[actor]),
+    )
+    assert played.status_code == 200, played.text
+
+
+def test_hints_are_refused_where_the_table_does_not_allow_them_and_to_anyone_but_the_deciding_seat(
+    client: TestClient,
+) -> None:
+    plain, plain_tokens = qe_room(client, False)
+    actor = client.get(f"/api/rooms/{plain}").json()["to_act"][0]
+    assert client.get(f"/api/rooms/{plain}/hint", headers=auth(plain_tokens[actor])).status_code == 403
+    client.cookies.set(f"bourse_seat_{plain}", plain_tokens[actor])
+    assert client.get(f"/r/{plain}/hint").status_code == 403
+    coach = client.get(f"/r/{plain}/coach")
+    assert coach.status_code == 200 and "hint-button" not in coach.text
+    client.cookies.clear()
+
+    code, tokens = qe_room(client, True)
+    room = client.get(f"/api/rooms/{code}").json()
+    actor = room["to_act"][0]
+    others = [seat for seat in range(3) if seat not in room["to_act"]]
+    assert client.get(f"/api/rooms/{code}/hint").status_code == 403  # a spectator
+    assert client.get(f"/r/{code}/hint").status_code == 403
+    for other in others:  # a seat the game is not waiting for
+        assert client.get(f"/api/rooms/{code}/hint", headers=auth(tokens[other])).status_code == 409
+    assert client.get(f"/api/rooms/{code}/hint", headers=auth("not-a-seat")).status_code == 403
+    client.cookies.set(f"bourse_seat_{code}", tokens[actor])
+    page = client.get(f"/r/{code}/hint")
+    assert page.status_code == 200 and "<li>" in page.text
+    assert "hint-button" in client.get(f"/r/{code}/coach").text
+
+
+def test_the_coach_panel_stays_while_the_decision_it_shows_is_the_seats(client: TestClient) -> None:
+    code, tokens = qe_room(client, True)
+    actor = client.get(f"/api/rooms/{code}").json()["to_act"][0]
+    client.cookies.set(f"bourse_seat_{code}", tokens[actor])
+    panel = client.get(f"/r/{code}/coach")
+    seen = panel.text.split('"seen": "', 1)[1].split('"', 1)[0]
+    assert client.get(f"/r/{code}/coach", params={"seen": seen}).status_code == 204
+    assert client.get(f"/r/{code}/coach", params={"seen": "0:0"}).status_code == 200
+
+
+def test_learn_opens_a_started_practice_room_against_normal_bots_with_hints(client: TestClient) -> None:
+    for game in sorted(ENGINES):
+        assert f'value="{game}"' in client.get(f"/games/{game}/rules").text
+        made = client.post("/rooms", data={"game": game, "practice": "yes"}, follow_redirects=False)
+        assert made.status_code == 303, made.text
+        code = made.headers["location"].rsplit("/", 1)[1]
+        room = client.get(f"/api/rooms/{code}").json()
+        assert room["hints"] is True and room["status"] in ("playing", "finished")
+        assert room["seats"][0]["is_bot"] is False
+        assert all(s["is_bot"] and s["bot_strength"] == "normal" for s in room["seats"][1:])
+        assert len(room["seats"]) == room["players"]
+    assert "Learn Q.E." in client.get("/").text
+    made = client.post("/rooms", data={"game": "qe", "practice": "yes"}, headers={"Accept-Language": "zh-TW"})
+    assert made.status_code == 200
+    assert "學習者" in made.text  # the learner's seat is named in the page's language
+
+
+def test_the_host_may_allow_hints_at_creation_on_the_start_page(client: TestClient) -> None:
+    made = client.post(
+        "/rooms", data={"game": "qe", "players": "3", "name": "Ann", "hints": "on"}, follow_redirects=False
+    )
+    code = made.headers["location"].rsplit("/", 1)[1]
+    assert client.get(f"/api/rooms/{code}").json()["hints"] is True
+    made = client.post("/rooms", data={"game": "qe", "players": "3", "name": "Ann"}, follow_redirects=False)
+    code = made.headers["location"].rsplit("/", 1)[1]
+    assert client.get(f"/api/rooms/{code}").json()["hints"] is False
+
+
+def decisions(game: str, players: int, seed: int, every: int) -> Iterator[tuple[dict[str, Any], int]]:
+    """Positions of a random game, every ``every`` moves, with a seat the game waits for."""
+    engine = ENGINES[game]
+    rng = random.Random(seed)
+    state = engine.setup(players, {}, seed)
+    for number in range(2000):
+        if engine.result(state) is not None:
+            return
+        seat = engine.to_act(state)[0]
+        if number % every == 0:
+            yield state, seat
+        legal = engine.legal_actions(state, seat)
+        for _ in range(50):
+            try:
+                state = engine.apply(state, seat, random_legal_action(legal, rng))
+                break
+            except Exception:
+                continue
+
+
+@pytest.mark.parametrize("game", sorted(ENGINES))
+def test_a_hint_is_unchanged_when_another_seats_secrets_change(game: str) -> None:
+    """Each game's disguise changes one seat's secrets and the hidden deck orders: no other seat's
+    hint may change (the hint is handed that seat's view alone)."""
+    engine, checks = ENGINES[game], checks_of(game)
+    players = engine.info.min_players + 1
+    rng = random.Random(5)
+    tried = 0
+    for state, seat in decisions(game, players, seed=11, every=7):
+        owner = rng.choice([other for other in range(players) if other != seat])
+        disguised, changed = checks.disguise(state, owner, random.Random(rng.getrandbits(32)))
+        if seat in changed:
+            continue
+        assert hint_for(engine, disguised, seat, 99, QUICK) == hint_for(engine, state, seat, 99, QUICK)
+        tried += 1
+        if tried == 4:
+            break
+    assert tried == 4
