@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.bots.apart import Thinkers
@@ -44,6 +45,7 @@ from app.web.answers import (
     refusal_response,
     room_refused,
 )
+from app.web.assets import VersionedStatic
 from app.web.deps import get_locale, get_service
 from app.web.fast_lane import FastLane
 from app.web.guards import Guards
@@ -145,7 +147,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.state.push = push
     app.state.limits = limits = Limits(settings)
 
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", VersionedStatic(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:
@@ -161,6 +163,8 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.add_middleware(FastLane)  # a move's two requests, past the routing (inside the guards)
     # headers, limits, body size, cross-site: one layer (the limits also count a move sent over a socket)
     app.add_middleware(Guards, settings=settings, limits=limits)
+    # pages, fragments and assets compressed on the way out (outermost; never a live socket's frames)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.live_lane = Guards(FastLane(app.router), settings=settings, limits=limits)
 
     app.exception_handler(StarletteHTTPException)(http_error)
