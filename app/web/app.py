@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.bots.apart import Thinkers
@@ -49,6 +50,7 @@ from app.web.answers import (
     refusal_response,
     room_refused,
 )
+from app.web.assets import VersionedStatic
 from app.web.bodies import JsonBodies
 from app.web.deps import get_locale, get_service
 from app.web.fast_lane import FastLane
@@ -155,7 +157,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.state.limits = limits = Limits(settings)
     app.state.learn = learning
 
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", VersionedStatic(directory=ROOT / "static"), name="static")
     if settings.metrics:  # Prometheus' /metrics (app/metrics.py); off, it is a 404 like any unknown path
         scrape = metrics_endpoint(db, live, push, settings.metrics_token.get_secret_value(), ENGINES)
         app.add_route("/metrics", scrape, include_in_schema=False)
@@ -175,6 +177,8 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.add_middleware(JsonBodies)  # a body read as JSON nests at most so deep (inside the size limit)
     # headers, limits, body size, cross-site: one layer (the limits also count a move sent over a socket)
     app.add_middleware(Guards, settings=settings, limits=limits)
+    # pages, fragments and assets compressed on the way out (outermost; never a live socket's frames)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.live_lane = Guards(FastLane(app.router), settings=settings, limits=limits)
 
     app.exception_handler(StarletteHTTPException)(http_error)

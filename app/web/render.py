@@ -53,6 +53,7 @@ from app.i18n import (
     translations,
 )
 from app.rooms.writer import TIMED_OUT
+from app.web.assets import asset_url
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates"
@@ -104,6 +105,7 @@ def environment(locale: str, game_id: str | None = None) -> Environment:
     env.filters["iso_time"] = iso_time
     env.globals.update(_punctuation(locale))
     env.globals["rules_phases"] = rules_phases
+    env.globals["asset"] = asset_url  # a static file's versioned address (app/web/assets.py)
     return env
 
 

@@ -29,7 +29,9 @@ LANGUAGES = ("en", "zh-Hant", "zh-Hans")
 
 def started_room(server_url: str, game: str, players: int) -> tuple[str, str]:
     """A room of ``game`` Ann created, its other seats bots, started: (code, Ann's token)."""
-    created = httpx.post(f"{server_url}/api/rooms", json={"game": game, "players": players, "name": "Ann"}).json()
+    created = httpx.post(
+        f"{server_url}/api/rooms", json={"game": game, "players": players, "name": "Ann"}
+    ).json()
     code, token = created["code"], created["token"]
     headers = {"Authorization": f"Bearer {token}"}
     httpx.post(f"{server_url}/api/rooms/{code}/bots", json={"fill": True}, headers=headers).raise_for_status()
@@ -62,7 +64,9 @@ def play(server_url: str, code: str, token: str, moves: int, rng: random.Random)
             played += 1
 
 
-def photograph(browser: Any, server_url: str, code: str, token: str, game: str, out: Path, look: bool) -> list[Path]:
+def photograph(
+    browser: Any, server_url: str, code: str, token: str, game: str, out: Path, look: bool
+) -> list[Path]:
     taken = []
     for language in LANGUAGES if look else ("en",):
         for size, viewport in SIZES.items():

@@ -95,7 +95,7 @@ def test_open_bid_status_names_the_company_for_the_auctioneer_and_who_is_choosin
 
 def test_sealed_bid_status_names_the_forbidden_amount_and_counts_who_is_still_choosing() -> None:
     state = act(table(4, first=0, tiles=(EU_FINANCIAL,)), 0, "open_bid", 5)
-    assert prompt(state, 1) == "Sealed bid on EU Financial: any amount but 5."
+    assert prompt(state, 1) == "Sealed bid on EU Financial: any amount but $5."
     assert prompt(state, 0) == "Bob, Cy, Dee are choosing sealed bids on EU Financial."
     state = act(state, 1, "bid", 7)
     assert prompt(state, 1) == "Your sealed bid is in; Cy, Dee are still choosing bids on EU Financial."
@@ -108,7 +108,7 @@ def test_re_bid_status_counts_the_tie() -> None:
     state = act(table(4, first=0, tiles=(EU_FINANCIAL,)), 0, "open_bid", 5)
     for seat, amount in ((1, 9), (2, 9), (3, 1)):
         state = act(state, seat, "bid", amount)
-    assert prompt(state, 1) == "Re-bid on EU Financial after tie 1 of 3: any amount but 5."
+    assert prompt(state, 1) == "Re-bid on EU Financial after tie 1 of 3: any amount but $5."
     assert prompt(state, 3) == "Bob, Cy are choosing sealed bids on EU Financial."
 
 
@@ -145,8 +145,8 @@ def test_status_is_written_in_chinese_with_full_width_punctuation(locale: str) -
     assert (
         text
         == {
-            "zh_Hant": "請為歐盟金融秘密出價：任何金額，但不能是 5。",
-            "zh_Hans": "请为欧盟金融秘密出价：金额不限，但不能是 5。",
+            "zh_Hant": "請為歐盟金融秘密出價：任何金額，但不能是 5 元。",
+            "zh_Hans": "请为欧盟金融秘密出价：金额不限，但不能是 5 元。",
         }[locale]
     )
     waiting = prompt(state, 0, locale)
@@ -166,12 +166,12 @@ def test_spend_facts_count_companies_with_their_plural() -> None:
     assert "You have spent nothing so far." in decision(page(state, 1))
     for seat, amount in ((1, 12), (2, 1), (3, 1)):
         state = act(state, seat, "bid", amount)  # Bob wins EU Financial for 12 and auctioneers next
-    assert "You have spent 12 on 1 company so far" in decision(page(state, 1))
+    assert "You have spent $12 on 1 company so far" in decision(page(state, 1))
     state = act(state, 1, "open_bid", 3)
     for seat, amount in ((2, 1), (3, 1), (0, 1)):
         state = act(state, seat, "bid", amount)  # Bob's open bid of 3 wins USA Housing
     state = act(state, 2, "open_bid", 4)
-    assert "You have spent 15 on 2 companies so far" in decision(page(state, 1))
+    assert "You have spent $15 on 2 companies so far" in decision(page(state, 1))
 
 
 def test_last_round_cue_counts_the_auctions_left() -> None:
@@ -259,7 +259,7 @@ def test_decision_facts_never_show_another_seats_spend() -> None:
     state = act(table(4, first=0, tiles=(EU_FINANCIAL,)), 0, "open_bid", 5)
     for seat, amount in ((1, secret), (2, 1), (3, 1)):
         state = act(state, seat, "bid", amount)  # Bob wins and auctioneers next
-    assert f"You have spent {secret:,} on 1 company" in decision(page(state, 1))
+    assert f"You have spent ${secret:,} on 1 company" in decision(page(state, 1))
     for viewer in (None, 2, 3):
         for locale in ("en", "zh_Hant", "zh_Hans"):
             html = page(state, viewer, locale)
@@ -309,11 +309,11 @@ def test_ending_story_names_the_leader_eliminated_for_spending_107_against_106()
     assert headline is not None
     text = " ".join(re.sub(r"<[^>]+>", "", headline.group(0)).split())
     assert text == (
-        "Ann had the best score, 45 points, but spent the most: 107 against 106, and is eliminated. "
+        "Ann had the best score, 45 points, but spent the most: $107 against $106, and is eliminated. "
         "Bob wins with 40 points. Lowest spender, with the bonus: Cy."
     )
     zh = page(state, None, "zh_Hans")
-    assert "Ann 得分最高（45 分），却花得最多：107 比 106，惨遭淘汰。" in zh
+    assert "Ann 得分最高（45 分），却花得最多：107 元 比 106 元，惨遭淘汰。" in zh
 
 
 def test_ending_story_when_nobody_is_eliminated_and_the_win_is_shared() -> None:
