@@ -825,7 +825,7 @@ def test_push_services_that_accept_and_never_answer_hold_up_no_other_seats_push(
     database_url: str, push_service: PushService, toy_game: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Four rooms' seats subscribed five endpoints each at a tarpit (it accepts and never answers;
-    a push gives up after 10 s): another room's push to its own service still arrives at once, the
+    a push gives up after 30 s): another room's push to its own service still arrives at once, the
     tarpit never has more than one of our connections open, and past ``HOST_WAITING_MAX`` its
     pushes are dropped rather than crowding out the others'."""
     monkeypatch.setattr(push_module, "HOST_WAITING_MAX", 8)
@@ -834,7 +834,7 @@ def test_push_services_that_accept_and_never_answer_hold_up_no_other_seats_push(
         BOURSE_DATABASE_URL=database_url,
         BOURSE_BOT_DELAY=0,
         BOURSE_PUSH_SERVICES=f"{push_service.origin},{tarpit.origin}",
-        BOURSE_PUSH_TIMEOUT=10,
+        BOURSE_PUSH_TIMEOUT=30,
     )
     try:
         with TestClient(create_app(settings)) as client:
@@ -859,7 +859,7 @@ def test_push_services_that_accept_and_never_answer_hold_up_no_other_seats_push(
             start(client, code, tokens)
             assert len(push_service.wait_for(1, "bob", timeout=10)) == 1
             took = time.monotonic() - began
-            assert took < 2.0, took
+            assert took < 3.0, took  # behind the tarpit, it would wait 30 s at least
             assert tarpit.accepted == 1 and tarpit.most_open == 1
             assert sender.counts.dropped == 20 - 8
     finally:
