@@ -954,3 +954,32 @@ def test_the_push_key_is_kept_without_the_web_layer(database_url: str) -> None:
             assert session.get(ServerKey, VAPID_PUBLIC_KEY) is not None
     finally:
         db.dispose()
+
+
+def test_an_endpoint_that_never_answers_is_given_up_on_and_forgotten_at_the_third_time(
+    database_url: str, push_service: PushService, toy_game: str
+) -> None:
+    tarpit = Listener()
+    settings = Settings(
+        BOURSE_DATABASE_URL=database_url,
+        BOURSE_PUSH_SERVICES=tarpit.origin,
+        BOURSE_PUSH_TIMEOUT=0.5,
+    )
+    try:
+        with TestClient(create_app(settings)) as client:
+            sender, service = sender_of(client), service_of(client)
+            code, tokens = new_room(client, toy_game, 2)
+            subscription = {**push_service.subscription("bob"), "endpoint": tarpit.endpoint("bob")}
+            assert subscribe(client, code, tokens[1], subscription).status_code == 204
+            room = service.load(code)
+            for tries in range(1, 4):
+                (recipient,) = [r for r, *_ in service.push.of_room(room.room_id)]
+                began = time.monotonic()
+                sender._send(room, recipient, "turn")
+                assert sender.wait_idle()
+                assert 0.4 < time.monotonic() - began < 3, tries  # given up after the timeout
+                assert tarpit.accepted == tries
+            assert service.push.of_room(room.room_id) == []
+            assert sender.counts.failed == 3 and sender.counts.forgotten == 1
+    finally:
+        tarpit.stop()
