@@ -118,8 +118,9 @@ class Service:
         """The test suite's push service on this machine (see the module's docstring)."""
         return self.scheme == "http" and self.host == TEST_LOOPBACK_HOST
 
-    def matches(self, scheme: str, host: str, port: int) -> bool:
-        if (scheme, port) != (self.scheme, self.port):
+    def serves(self, host: str, port: int) -> bool:
+        """Whether ``host`` (a name, as ``host_name`` gives it) on ``port`` is this service's."""
+        if port != self.port:
             return False
         if self.pattern:
             return host.endswith(self.host[1:]) and len(host) > len(self.host) - 1
@@ -188,7 +189,7 @@ class PushServices:
         if host is None or parts.username is not None or parts.password is not None:
             return None
         for service in self.services:
-            if service.matches(parts.scheme, host, port):
+            if service.scheme == parts.scheme and service.serves(host, port):
                 return service, host, port
         return None
 
@@ -201,7 +202,7 @@ class PushServices:
         now; ``UnsafeAddress`` if it is not such a name, resolves to nothing, or to any address that
         is not public (the test suite's loopback service: to any that is not loopback)."""
         name = host_name(host)
-        service = next((s for s in self.services if s.matches(s.scheme, name, port)), None) if name else None
+        service = next((s for s in self.services if s.serves(name, port)), None) if name else None
         if name is None or service is None:
             raise UnsafeAddress(f"{host!r} is not an allowed push service's name")
         try:

@@ -440,6 +440,8 @@ class Poster:
                 post = lane.popleft()
                 try:
                     await self._post(post)
+                except Exception:  # the lane's other pushes still go
+                    log.exception("push to seat %s failed", post.recipient.seat)
                 finally:
                     self.sender._done(post.host, post.port)
         finally:

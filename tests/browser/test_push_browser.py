@@ -75,7 +75,8 @@ def push_service() -> Iterator[PushService]:
 def push_server(
     tmp_path_factory: pytest.TempPathFactory, push_service: PushService
 ) -> Iterator[tuple[str, Path]]:
-    """The server (its address and database file), posting pushes to the loopback push service only."""
+    """The server (its address and database file), posting pushes to the loopback push service only
+    (named ``http://localhost:<port>``: the test-only way a push reaches this machine)."""
     folder = tmp_path_factory.mktemp("push")
     with served(folder, settings={"BOURSE_PUSH_SERVICES": push_service.origin}) as url:
         yield url, folder / "bourse.db"
