@@ -186,8 +186,8 @@ class Chat:
         """The host mutes the writer of a chat message: their author (seat or viewer key) and, for
         posts without a seat, their address can no longer write at this table. Their earlier lines
         (those the mute covers) are deleted; returns those lines' ids, for the tabs to drop them.
-        A room without a host (bots only, or imported) is managed by anyone, but a mute silences
-        people: there it needs a seat, which an imported room gives nobody."""
+        ``require_host`` lets anyone manage a room of bots only (made by the service, or imported);
+        a mute silences people, so there it needs a seat, which such a room gives nobody."""
         number = as_int(message_id)
         with self.writer.db.write() as session:
             room = self.writer.room(session, code)

@@ -25,6 +25,7 @@ from app.web.messages import error_query
 from app.web.render import render_page, wrap_region
 
 CANNOT_SAVE = N_("The server cannot save anything right now; please try again in a while.")
+CANNOT_READ = N_("The server cannot reach its games right now; please try again in a while.")
 SERVER_ERROR = N_("Something went wrong on our side; please try again.")
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ log = logging.getLogger(__name__)
 def database_failed(service: RoomService, what: str, failure: Exception) -> None:
     """Note that the database refused ``what`` (a full disk, a read-only or locked file, a server
     that is down): logged, and /healthz reports it for a while. The caller answers 503 with
-    ``CANNOT_SAVE``."""
+    ``CANNOT_SAVE`` (a read: ``CANNOT_READ``)."""
     log.error("%s: the database failed: %s", what, getattr(failure, "orig", failure))
     service.health.write_failed()
 

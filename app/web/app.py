@@ -42,6 +42,7 @@ from app.rooms.push_services import PushServices
 from app.rooms.vapid import kept_vapid, load_vapid
 from app.web import api, learn, my_games, notifications, pages, replay
 from app.web.answers import (
+    CANNOT_READ,
     CANNOT_SAVE,
     SERVER_ERROR,
     Refusal,
@@ -251,13 +252,17 @@ async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
 
 
 async def database_error(request: Request, exc: Exception) -> Response:
-    """The database refused (a full disk, a read-only or locked file): 503, readable, JSON under /api/.
-    A live socket's handshake (``request`` is then its ``WebSocket``) is refused with the same 503: the
-    page reconnects with back-off."""
+    """The database refused (a full disk, a read-only or locked file, a server that is down): 503 with
+    ``Retry-After``, readable, JSON under /api/; a read says it cannot reach the games, a write that
+    it cannot save. A live socket's handshake (``request`` is then its ``WebSocket``) is refused with
+    the same 503: the page reconnects with back-off."""
     database_failed(
         get_service(request), f"{request.scope.get('method', 'WEBSOCKET')} {request.url.path}", exc
     )
-    return refusal_response(request, 503, CANNOT_SAVE, headers={"Retry-After": "30"})
+    reading = request.scope.get("method") in ("GET", "HEAD")
+    return refusal_response(
+        request, 503, CANNOT_READ if reading else CANNOT_SAVE, headers={"Retry-After": "30"}
+    )
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

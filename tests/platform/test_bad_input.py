@@ -125,7 +125,7 @@ def test_every_route_reads_planted_cookies_without_failing(client: TestClient) -
     failures = []
     for method, path in routes(client, code):
         for cookie in PLANTED_COOKIES:
-            answer = client.request(method, path, headers={"Cookie": cookie})  # type: ignore[dict-item]
+            answer = client.request(method, path, headers={"Cookie": cookie})
             if answer.status_code >= 500:
                 failures.append((method, path, cookie, answer.status_code, answer.text[:200]))
     assert not failures, failures
@@ -139,7 +139,7 @@ def test_my_games_reads_only_seat_cookies_of_a_rooms_shape(client: TestClient) -
         f"bourse_seat_a(b=1; bourse_seat_{code}={tokens[0]}; bourse_seat_é=2; bourse_seat_gone000000000=x"
     )
     for path in ("/my-games", "/my-games/list"):
-        answer = client.get(path, headers={"Cookie": cookie.encode()})  # type: ignore[dict-item]
+        answer = client.get(path, headers={"Cookie": cookie.encode()})
         assert answer.status_code == 200
         assert f'data-room="{code}"' in answer.text
         deleted = answer.headers.get_list("set-cookie")
