@@ -37,7 +37,8 @@ SECRETS = (
     (re.compile(rf"([?&]{_SECRET_NAME}=)[^&#\s\"']*", re.IGNORECASE), rf"\1{REDACTED}"),
     # the personal link's token (it is after the #, which browsers never send; a pasted one still is)
     (re.compile(r"(/resume#)[^\s\"'&]+"), rf"\1{REDACTED}"),
-    (re.compile(r"(\bbearer\s+)[^\s\"',]+", re.IGNORECASE), rf"\1{REDACTED}"),
+    # a bearer token (a word of token characters, so "a bearer of news" stays)
+    (re.compile(r"(\bbearer\s+)[\w.~+/=-]{8,}", re.IGNORECASE), rf"\1{REDACTED}"),
     # a header written whole: Cookie, Set-Cookie, Authorization
     (
         re.compile(r"((?:set-)?cookie|authorization)(\"?\s*[:=]\s*\"?)[^\r\n\"]*", re.IGNORECASE),

@@ -46,6 +46,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from app.games.base import STRENGTHS
+
 log = logging.getLogger(__name__)
 
 # A counter's ``_created`` series doubles what is sent for what no panel here uses.
@@ -54,6 +56,9 @@ disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client 
 SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 BYTES = tuple(float(1024 * 2**power) for power in range(0, 13))  # 1 KiB to 4 MiB
 RENDERS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+
+REFUSALS = (400, 403, 404, 409, 422)  # the statuses a move is refused with (``app/rooms/errors.py``)
+BOT_OUTCOMES = ("chosen", "overran", "failed", "unfitting")  # ``app.bots.safe_decision``'s
 
 # ------------------------------------------------------------ events (this process's)
 MOVES_ACCEPTED = Counter(
@@ -295,9 +300,16 @@ class Metrics:
             self.registry.register(events)
         self.registry.register(state)
         ProcessCollector(registry=self.registry)
-        for game in games:  # every game's series from the start, so a panel has a zero to start from
+        # the series a panel or alert reads from the start, at zero, rather than once each first happens
+        for game in games:
             MOVES_ACCEPTED.labels(game)
             MOVE_SECONDS.labels(game)
+        for status in REFUSALS:
+            MOVES_REFUSED.labels(str(status))
+        for strength in STRENGTHS:
+            BOT_DECISION_SECONDS.labels(strength)
+            for outcome in BOT_OUTCOMES:
+                BOT_DECISIONS.labels(strength, outcome)
 
     def exposition(self) -> bytes:
         """The text Prometheus scrapes: its classic text format (``CONTENT_TYPE_PLAIN_0_0_4``), which every

@@ -5,6 +5,8 @@ refused, publishes, bot decisions and search playouts, pushes waiting and lost, 
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +31,7 @@ from app.web.push import PushSender
 from tests.platform.test_api import auth
 from tests.platform.test_socket_moves import answers, until_answered
 from tests.push_service import PushService
+from tests.support import ROOT
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 TOKEN = "a-long-random-scrape-token"
@@ -55,13 +58,11 @@ def moved(before: Samples, after: Samples, name: str, **labels: str) -> float:
 
 def a_legal_move(client: TestClient, code: str, token: str) -> dict[str, Any]:
     """The seat's first legal action in Q.E. (open the bidding, or a sealed bid), at the least amount
-    it may name, against the room's version."""
+    it may name (a bid is at least 1), against the room's version."""
     room = client.get(f"/api/rooms/{code}", headers=auth(token)).json()
     template = room["legal"][0]
     domain = template["params"]["amount"]
-    amount = next(
-        number for number in range(domain["min"], domain["min"] + 10) if number not in domain["exclude"]
-    )
+    amount = next(number for number in range(max(domain["min"], 1), 20) if number not in domain["exclude"])
     return {"version": room["version"], "action": {"type": template["type"], "amount": amount}}
 
 
@@ -188,13 +189,16 @@ def test_a_move_over_the_live_socket_is_counted_as_one_posted(client: TestClient
     client.post(f"/api/rooms/{code}/bots", headers=auth(ann), json={})
     client.post(f"/api/rooms/{code}/start", headers=auth(ann))
     idle(client)
-    room = client.get(f"/api/rooms/{code}").json()
-    opener = tokens[room["to_act"][0]]
+    opener = tokens[client.get(f"/api/rooms/{code}").json()["to_act"][0]]  # a person: the bot has decided
+    move = a_legal_move(client, code, opener)
+    fields = [
+        ["version", str(move["version"])],
+        *([name, str(value)] for name, value in move["action"].items()),
+    ]
     before = scrape(client)
     with client.websocket_connect(
         f"/ws/rooms/{code}", headers={"cookie": f"bourse_seat_{code}={opener}"}
     ) as tab:
-        fields = [["version", str(room["version"])], ["type", "open_bid"], ["amount", "5"]]
         tab.send_json({"move": 1, "fields": fields})
         tab.send_json({"move": 2, "fields": fields})  # the same again: made against an older table
         answered = answers(until_answered(tab, 2))
@@ -329,3 +333,17 @@ def waited_for(condition: Any, seconds: float = 5.0) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+def test_the_sample_dashboard_reads_every_series_and_only_those_the_server_exports(
+    client: TestClient,
+) -> None:
+    dashboard = json.loads((ROOT / "deploy" / "grafana-dashboard.json").read_text())
+    answer = client.get("/metrics").text
+    families = {family.name for family in text_string_to_metric_families(answer)}
+    samples = {sample.name for family in text_string_to_metric_families(answer) for sample in family.samples}
+    expressions = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    read = {name for expr in expressions for name in re.findall(r"\b(?:bourse|process)_\w+", expr)}
+    assert read <= samples, read - samples
+    shown = {re.sub(r"_(bucket|sum|count|total)$", "", name) for name in read}
+    assert {family for family in families if family.startswith("bourse_")} <= shown
