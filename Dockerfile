@@ -8,17 +8,21 @@ WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 
-# The translation catalogues compiled (.po to .mo) with Babel, which only this stage has (the lock's
-# version, hash-checked); the image takes app/ from here, with the .mo files and without the .po.
-FROM ${PYTHON_IMAGE} AS catalogues
+# The app as a wheel: the translation catalogues compiled (.po to .mo) with Babel, then packed, with
+# the .mo files and without the .po, by setuptools. Only this stage has those two (the lock's
+# versions, hash-checked), so neither is in the image's runtime set.
+FROM ${PYTHON_IMAGE} AS wheel
 WORKDIR /build
 COPY requirements/dev.txt ./requirements/dev.txt
-RUN awk '!/^ /{keep = /^babel==/} keep' requirements/dev.txt >babel.txt \
+RUN awk '!/^ /{keep = /^(babel|setuptools)==/} keep' requirements/dev.txt >build.txt \
  && pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
-      --require-hashes -r babel.txt
+      --require-hashes -r build.txt
 COPY scripts/lib/compile_catalogues.py ./scripts/lib/
+COPY pyproject.toml ./
 COPY app ./app
-RUN python scripts/lib/compile_catalogues.py /build && find app -name '*.po' -delete
+RUN python scripts/lib/compile_catalogues.py /build && find app -name '*.po' -delete \
+ && pip wheel --no-cache-dir --disable-pip-version-check --no-deps --no-build-isolation \
+      --wheel-dir /build/dist .
 
 FROM ${PYTHON_IMAGE}
 # MALLOC_ARENA_MAX=2: glibc gives each worker thread (renders run in a pool of them) an arena of its own,
@@ -33,15 +37,18 @@ WORKDIR /app
 COPY requirements/runtime.txt ./requirements/runtime.txt
 RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
       --require-hashes -r requirements/runtime.txt
-COPY pyproject.toml README.md alembic.ini ./
-COPY --from=catalogues /build/app ./app
+# The app itself, installed from its wheel (not editable, nothing built here) into /app, beside its
+# templates, static files and migrations, which it finds next to its package; its dependencies all
+# came from the lock above.
+COPY --from=wheel /build/dist /tmp/dist
+RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
+      --no-deps --no-index --target /app /tmp/dist/*.whl \
+ && rm -rf /tmp/dist
+ENV PYTHONPATH=/app
+COPY alembic.ini ./
 COPY migrations ./migrations
 COPY templates ./templates
 COPY static ./static
-# The app itself, editable: it runs from /app, where its templates, static files and migrations are.
-# Its dependencies and its build backend (setuptools) all came from the lock above.
-RUN pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore \
-      --no-deps --no-build-isolation -e .
 COPY --from=frontend /build/node_modules/htmx.org/dist ./node_modules/htmx.org/dist
 COPY --from=frontend /build/node_modules/htmx-ext-ws/dist ./node_modules/htmx-ext-ws/dist
 COPY --from=frontend /build/node_modules/idiomorph/dist ./node_modules/idiomorph/dist

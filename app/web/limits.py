@@ -1,7 +1,8 @@
 """What one client may ask of the server: the size of a request body, how often it may create rooms,
-join, act and open live sockets, and how many sockets it (and a room) may hold open. With Redis
-(``BOURSE_BROADCAST_URL``) every limit and cap holds across processes (``SharedRates``,
-``SharedSocketCounts``).
+join, act and open live sockets, and how many sockets it (and a room) may hold open. The rates are
+counted one way everywhere (``Rates``: the ``limits`` library's moving window), in this process's
+memory or, with Redis (``BOURSE_BROADCAST_URL``), in Redis, so that every limit and cap holds across
+processes (with ``SharedSocketCounts``) and one process refuses exactly as several do.
 
 ``guards.Guards`` applies them before routing, so a refused request costs neither a parse nor a
 database read. Refusals are readable (``answers.refusal_response``): JSON under ``/api/``,
@@ -11,16 +12,22 @@ the visitor's language elsewhere.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import ipaddress
 import logging
 import math
 import re
 import time
 import uuid
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from limits import RateLimitItem, RateLimitItemPerSecond
+from limits.aio.storage import MovingWindowSupport, RedisStorage, Storage
+from limits.aio.strategies import MovingWindowRateLimiter
+from limits.errors import StorageError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -36,7 +43,9 @@ log = logging.getLogger(__name__)
 TOO_LARGE = N_("This request is too large (at most {kib} KB).")
 TOO_MANY = N_("Too many requests from your network; try again in {seconds} seconds.")
 TOO_CHATTY = N_("You are sending messages too fast; wait {seconds} seconds.")
-MAX_CLIENTS = 100_000  # clients a limiter remembers at most (the least recently seen go first)
+MAX_CLIENTS = (
+    100_000  # clients (under one limit each) remembered in memory at most, the least recently seen go first
+)
 
 # Which requests count against which limit: (limit, method, path). Reads are not limited; every
 # route that writes is (a test checks that each POST and DELETE route is classified).
@@ -141,65 +150,102 @@ def counting_body(receive: Receive, limit: int) -> Receive:
     return counted
 
 
-class TokenBuckets:
-    """One process's counters: a token bucket per client, ``rate.count`` tokens, refilled evenly
-    over ``rate.seconds``; a request takes one. So a client may send a burst of ``count`` and then
-    one per ``seconds / count``. (Several processes share ``SharedRates`` instead.)
+class MovingWindows(Storage, MovingWindowSupport):
+    """The ``limits`` library's moving window kept in this process's memory, for its
+    ``MovingWindowRateLimiter``: per key (a limit and a client), the times of the hits still in the
+    window, and a hit is let through while fewer than the limit's count are, exactly as the library's
+    Redis storage decides (so one process and several refuse alike). The library's own memory
+    storage sweeps every key, each in a thread of its own, after each hit, which keeps a busy
+    server's event loop busy; here a key is trimmed when it is hit, and keys whose hits have all left their window are dropped,
+    least recently hit first, as are the oldest beyond ``max_keys``. Only the moving window is kept:
+    the fixed-window counters of ``Storage`` are not."""
 
-    Memory stays bounded: buckets that have filled up again hold nothing and are dropped, and at
-    most ``max_clients`` are kept."""
-
-    def __init__(
-        self, rate: Rate, max_clients: int = MAX_CLIENTS, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.capacity = float(rate.count)
-        self.per_second = rate.count / rate.seconds
-        self.max_clients = max_clients
+    def __init__(self, max_keys: int = MAX_CLIENTS, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.max_keys = max_keys
         self.clock = clock
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # client -> (tokens, when)
+        # key -> (its window in seconds, its hits' times, oldest first); the most recently hit last
+        self.windows: OrderedDict[str, tuple[float, array[float]]] = OrderedDict()
 
-    def take(self, client: str) -> float:
-        """0 if ``client`` may go ahead (a token is taken), else the seconds until it may."""
+    @property
+    def base_exceptions(self) -> type[Exception]:
+        return ValueError  # as the library's memory storage: nothing here fails but a bug
+
+    async def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
         now = self.clock()
-        tokens, when = self.buckets.pop(client, (self.capacity, now))
-        tokens = min(self.capacity, tokens + (now - when) * self.per_second)
-        wait = 0.0 if tokens >= 1 else (1 - tokens) / self.per_second
-        self.buckets[client] = (tokens - 1 if wait == 0 else tokens, now)  # the most recent last
+        _, hits = self.windows.pop(key, (expiry, array("d")))
+        del hits[: bisect.bisect_left(hits, now - expiry)]  # a hit at now - expiry still counts
         self._forget(now)
-        return wait
+        self.windows[key] = (expiry, hits)
+        if len(hits) + amount > limit:
+            return False
+        hits.extend([now] * amount)
+        return True
+
+    async def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
+        """When the oldest hit still in the window was, and how many hits are."""
+        now = self.clock()
+        _, hits = self.windows.get(key, (expiry, array("d")))
+        inside = hits[bisect.bisect_left(hits, now - expiry) :]
+        return (inside[0], len(inside)) if inside else (now, 0)
 
     def _forget(self, now: float) -> None:
-        while self.buckets:
-            tokens, when = next(iter(self.buckets.values()))
-            full = tokens + (now - when) * self.per_second >= self.capacity
-            if not full and len(self.buckets) <= self.max_clients:
+        """Drop the least recently hit keys while they have no hit left in their window, or while
+        there is no room for one more key."""
+        while self.windows:
+            expiry, hits = next(iter(self.windows.values()))
+            if len(self.windows) < self.max_keys and hits and hits[-1] >= now - expiry:
                 return
-            self.buckets.popitem(last=False)
+            self.windows.popitem(last=False)
+
+    async def clear(self, key: str) -> None:
+        self.windows.pop(key, None)
+
+    async def reset(self) -> int:
+        count = len(self.windows)
+        self.windows.clear()
+        return count
+
+    async def check(self) -> bool:
+        return True
+
+    async def incr(self, key: str, expiry: int, amount: int = 1) -> int:
+        raise NotImplementedError("only the moving window is kept in memory")
+
+    async def get(self, key: str) -> int:
+        raise NotImplementedError("only the moving window is kept in memory")
+
+    async def get_expiry(self, key: str) -> float:
+        raise NotImplementedError("only the moving window is kept in memory")
 
 
-class SharedRates:
-    """The counters of several processes (``BOURSE_BROADCAST_URL``), in Redis, so a client gets each
-    limit once whichever processes serve it: the ``limits`` library's moving window, at most
-    ``rate.count`` requests in any ``rate.seconds``. Redis keeps them, and forgets each with its
-    window. While Redis cannot be reached, requests are let through (the log says so) rather than
-    refused: the limits guard against abuse, and losing them for a moment costs less than the
-    site."""
+class Rates:
+    """Every limit's counters, one algorithm wherever they are kept: the ``limits`` library's moving
+    window, at most ``rate.count`` requests in any ``rate.seconds`` (a client may spend them in one
+    burst, and then waits until the first of them is ``rate.seconds`` old). One process keeps them
+    in memory (``MovingWindows``); several (``BOURSE_BROADCAST_URL``) keep them in Redis, so a client
+    gets each limit once whichever processes serve it; Redis forgets each with its window. While
+    Redis cannot be reached, requests are let through (the log says so) rather than refused: the
+    limits guard against abuse, and losing them for a moment costs less than the site."""
 
-    def __init__(self, redis_url: str, rates: dict[str, Rate]) -> None:
-        from limits import RateLimitItemPerSecond  # the `scale` extra: imported only when configured
-        from limits.aio.storage import RedisStorage
-        from limits.aio.strategies import MovingWindowRateLimiter
-
-        storage = RedisStorage(
-            "async+" + redis_url, implementation="redispy", key_prefix="bourse-limits", wrap_exceptions=True
+    def __init__(self, rates: dict[str, Rate], redis_url: str = "") -> None:
+        storage: Storage = (
+            RedisStorage(
+                "async+" + redis_url,
+                implementation="redispy",
+                key_prefix="bourse-limits",
+                wrap_exceptions=True,
+            )
+            if redis_url
+            else MovingWindows()
         )
         self.limiter = MovingWindowRateLimiter(storage)
-        self.items = {name: RateLimitItemPerSecond(rate.count, rate.seconds) for name, rate in rates.items()}
+        self.items: dict[str, RateLimitItem] = {
+            name: RateLimitItemPerSecond(rate.count, rate.seconds) for name, rate in rates.items()
+        }
 
     async def take(self, limit: str, client: str) -> float:
         """0 if ``client`` may go ahead (the request is counted), else the seconds until it may."""
-        from limits.errors import StorageError
-
         item = self.items.get(limit)
         if item is None:
             return 0.0
@@ -255,10 +301,7 @@ class Limits:
             for name, rate in ((name, parse_rate(text)) for name, text in rates.items())
             if not rate.unlimited
         }
-        self.shared = SharedRates(settings.broadcast_url, limited) if settings.broadcast_url else None
-        self.buckets = (
-            {name: TokenBuckets(rate) for name, rate in limited.items()} if self.shared is None else {}
-        )
+        self.rates = Rates(limited, settings.broadcast_url)
         self.sockets = (
             SharedSocketCounts(
                 settings.broadcast_url,
@@ -286,20 +329,12 @@ class Limits:
         return await self._refusal("act", client_key(scope))
 
     async def _refusal(self, limit: str, client: str) -> Refusal | None:
-        wait = await self._wait(limit, client)
+        wait = await self.rates.take(limit, client)
         if not wait:
             return None
         seconds = math.ceil(wait)
         message = TOO_CHATTY if limit == "chat" else TOO_MANY
         return Refusal(429, message, {"Retry-After": str(seconds)}, seconds=seconds)
-
-    async def _wait(self, limit: str, client: str) -> float:
-        """0 if ``client`` may go ahead under ``limit`` (the request is counted), else the seconds
-        until it may."""
-        if self.shared is not None:
-            return await self.shared.take(limit, client)
-        bucket = self.buckets.get(limit)
-        return bucket.take(client) if bucket else 0.0
 
     def _check_proxy(self, scope: Scope) -> None:
         """Warn once if requests come through a proxy that is not trusted: every visitor would then
@@ -323,7 +358,7 @@ class Limits:
         client = client_key(scope)
         if (
             self.sockets.full(client, code)
-            or await self._wait("connect", client)
+            or await self.rates.take("connect", client)
             or not await self.sockets.open(client, code)
         ):
             await receive()  # websocket.connect

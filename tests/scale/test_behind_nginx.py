@@ -1,11 +1,14 @@
-"""The `scale` profile's proxy (deploy/nginx.conf.template) in front of an app process, as
-docker-compose.yml sets them up (the app trusts every proxy): a client cannot choose the address the
-rate limits count by writing its own X-Forwarded-For (issue 21). nginx is Debian's, installed when
-missing (as root), and runs on loopback with the template's own header handling."""
+"""The `scale` set-up's proxy (deploy/nginx.conf.template) in front of an app process, as
+docker-compose.scale.yml sets them up (the app trusts every proxy): a client cannot choose the address
+the rate limits count by writing its own X-Forwarded-For (issue 21), not even from loopback while no
+proxy in front is named (issue 43), and the replicas' metrics are not served to the internet. nginx is
+Debian's, installed when missing (as root), and runs on loopback with the template's own header
+handling."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,6 +23,7 @@ from tests.support import ROOT, free_port
 pytestmark = pytest.mark.timeout(180)
 
 TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
+COMPOSE = ROOT / "docker-compose.scale.yml"
 NGINX = "/usr/sbin/nginx"
 CREATIONS = 3  # the room-creation limit of the app behind the proxy, per hour
 
@@ -73,7 +77,7 @@ def app_process(tmp_path: Path) -> Iterator[App]:
         "BOURSE_DATABASE_URL": f"sqlite:///{tmp_path}/bourse.db",
         "BOURSE_RATE_CREATE": f"{CREATIONS}/hour",
         "BOURSE_CLEANUP_INTERVAL": "0",
-        "FORWARDED_ALLOW_IPS": "*",  # as docker-compose.yml's replicas
+        "FORWARDED_ALLOW_IPS": "*",  # as docker-compose.scale.yml's replicas
     }
     app = App(env, tmp_path / "app.log")
     yield app
@@ -132,3 +136,27 @@ def test_a_trusted_proxy_in_front_names_each_visitor_by_the_address_it_appended(
     other = create_room(proxy, "203.0.113.1, 198.51.100.8")
     assert first == [201] * CREATIONS + [429]
     assert other == 201
+
+
+def compose_default(variable: str) -> str:
+    """The value docker-compose.scale.yml gives ``variable`` when the operator sets none."""
+    found = re.search(rf"\${{{variable}:-([^}}]*)}}", COMPOSE.read_text())
+    assert found, f"docker-compose.scale.yml gives {variable} no default"
+    return found[1]
+
+
+@pytest.mark.parametrize("proxy", [compose_default("BOURSE_TRUSTED_PROXY")], indirect=True)
+def test_by_default_no_proxy_is_trusted_not_even_a_visitor_on_loopback(proxy: str) -> None:
+    """This test's visitor reaches nginx from 127.0.0.1, as one behind host networking or a port
+    forwarder does: with the compose file's default its X-Forwarded-For chooses nothing."""
+    answers = [
+        create_room(proxy, f"203.0.113.{number}, 198.51.100.{number}") for number in range(CREATIONS + 2)
+    ]
+    assert answers == [201] * CREATIONS + [429, 429]
+
+
+@pytest.mark.parametrize("path", ["/metrics", "/metrics/", "//metrics", "/metrics?name[]=x", "/%6Detrics"])
+def test_the_proxy_does_not_pass_metrics_to_the_internet(proxy: str, path: str) -> None:
+    answer = httpx.get(f"{proxy}{path}", timeout=30)
+    assert answer.status_code == 404
+    assert "nginx" in answer.text and "application/json" not in answer.headers["content-type"]  # nginx's own
