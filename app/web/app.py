@@ -1,7 +1,7 @@
 """The FastAPI application, assembled: settings, database, services, static files, the guards in
 front of every route (``guards.py``, one layer: ``security.py``'s headers and cross-site refusals,
-``limits.py``'s body size, rate limits and socket caps), the fast lane behind them (``fast_lane.py``:
-a move's two requests past the routing), the error handlers, routers and the cleanup sweep.
+``limits.py``'s body size, rate limits and socket caps), a tab's live socket past the routing behind
+them (``socket_lane.py``), the error handlers, routers and the cleanup sweep.
 
 The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket),
 ``notifications.py`` (the service worker, opting in to Web Push), ``my_games.py`` and ``replay.py``;
@@ -45,7 +45,6 @@ from app.web.answers import (
     room_refused,
 )
 from app.web.deps import get_locale, get_service
-from app.web.fast_lane import FastLane
 from app.web.guards import Guards
 from app.web.limits import Limits, live_socket_code
 from app.web.live import LiveRooms
@@ -53,6 +52,7 @@ from app.web.moves import form_to_action
 from app.web.push import PushSender, kept_vapid, load_vapid
 from app.web.render import ROOT
 from app.web.security import security_headers
+from app.web.socket_lane import SocketLane
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in moves.py; tests import it here
 
@@ -159,10 +159,9 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
         else:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
-    app.add_middleware(FastLane)  # a move's two requests, past the routing (inside the guards)
     # headers, limits, body size, cross-site: one layer (the limits also count a move sent over a socket)
     app.add_middleware(Guards, settings=settings, limits=limits)
-    app.live_lane = Guards(FastLane(app.router), settings=settings, limits=limits)
+    app.live_lane = Guards(SocketLane(app.router), settings=settings, limits=limits)
 
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RoomError)(room_refused)

@@ -22,8 +22,8 @@ from app.i18n import person_name
 from app.rooms import RoomError, RoomService, RoomSnapshot, hash_token
 from app.web.answers import page
 from app.web.deps import SEAT_COOKIE_PREFIX, LocaleDep, ServiceDep
-from app.web.live.fanout import make_table
 from app.web.render import environment, render_page, seat_context
+from app.web.render.room import make_table
 
 router = APIRouter(include_in_schema=False)
 

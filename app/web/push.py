@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.rooms import RoomError, RoomService, RoomSnapshot, wallclock
 from app.rooms.push import PushStore, Recipient
-from app.web.live.fanout import make_table
 from app.web.render import environment, seat_context
+from app.web.render.room import make_table
 
 if TYPE_CHECKING:
     from py_vapid import Vapid02
