@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 
@@ -22,10 +23,14 @@ def main() -> None:
     # database makes /healthz answer 503, not the server fail to start.
     subprocess.run([sys.executable, "-m", "app.migrate"], check=False)
     application = create_app(settings, migrated=True)
-    # What exists now (modules, templates' code, the app) lives as long as the process, and so do a
-    # room's objects for seconds: kept out of the cycle collector's passes, which otherwise walk
-    # them all again and pause every room's moves (app/collector.py)
-    Collector().start()
+    if settings.plain:
+        # What exists now (modules, templates' code, the app) lives as long as the process: frozen once
+        # out of the cycle collector's passes, which otherwise walk it again and again.
+        gc.freeze()
+    else:
+        # So do a room's objects for seconds: kept out of the collector's passes too, every tenth of a
+        # second, which otherwise pause every room's moves at a thousand rooms (app/collector.py)
+        Collector().start()
     uvicorn.run(
         application,
         host=settings.host,
@@ -33,8 +38,9 @@ def main() -> None:
         proxy_headers=True,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         log_config=None,  # uvicorn's records, its access log included, go through ours (app/logs.py)
-        # a crowd's WebSocket handshakes a few at a time, the other rooms' moves in between (app/web/handshakes.py)
-        http=PacedHttpProtocol,
+        # a crowd's WebSocket handshakes a few at a time, the other rooms' moves in between
+        # (app/web/handshakes.py: through uvicorn's own protocol class, so off when plain)
+        http="httptools" if settings.plain else PacedHttpProtocol,
         # websockets' sans-I/O protocol: a socket holds ~25 KB where uvicorn's older websockets protocol
         # holds ~32 KB (two queues and the handshake kept for the socket's life), and it is the one
         # uvicorn keeps

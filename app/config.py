@@ -64,6 +64,11 @@ class Settings(BaseSettings):
     # The most one bot decision may think, in seconds (a safety net: bots stop earlier at a move cap).
     bot_think_seconds: float = Field(1.0, validation_alias="BOURSE_BOT_THINK_SECONDS", gt=0, le=10)
     secure_cookies: bool = Field(False, validation_alias="BOURSE_SECURE_COOKIES")
+    # Every speed layer off: no region or fragment cache, each region drawn afresh and sent whole
+    # (app/web/render/room.py); `python -m app` freezes the collector once instead of running
+    # app/collector.py and takes handshakes as uvicorn does (app/web/handshakes.py). The plain path
+    # the fast one must equal; for tests, and for telling a speed layer's bug from the app's.
+    plain: bool = Field(False, validation_alias="BOURSE_PLAIN")
     public_url: str = Field("", validation_alias="BOURSE_PUBLIC_URL")
     forwarded_allow_ips: str = Field("127.0.0.1", validation_alias="FORWARDED_ALLOW_IPS")
 

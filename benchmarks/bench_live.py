@@ -36,6 +36,7 @@ import os
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,7 +44,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ from tests.scale.services import fresh_database  # the tests' own: a new databas
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
-TARGETS = {"bourse": "Bourse", "floor": "floor"}
+TARGETS = {"bourse": "Bourse", "floor": "floor", "durable": "durable floor"}
 P99_LIMIT_MS = 100.0
 
 
@@ -94,6 +95,9 @@ class Options:
     postgres: str | None = None  # a PostgreSQL server's URL: each run gets a fresh database on it
     redis: str | None = None
     label: str | None = None  # the commit column (default: ``git rev-parse --short HEAD`` of the server)
+    api_line: bool = True  # with ``--mode socket``, a JSON API client's run too, on its own line
+    compare: str | None = None  # another checkout whose server runs alternately with this one's
+    rounds: int = 3  # alternating pairs with ``compare``
 
 
 # --------------------------------------------------------------------------- /proc
@@ -172,6 +176,7 @@ class Server:
             "BOURSE_MAX_SOCKETS_PER_ROOM": "0",
             # two malloc arenas, as scripts/run and the Dockerfile start it
             "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "2"),
+            "FLOOR_DURABLE": "1" if target == "durable" else "0",
             **(env or {}),
         }
         # The log goes to a pipe, not a file, so the server's write_bytes count only the database.
@@ -312,9 +317,10 @@ def _client(options: Options, target: str, port: int | list[int], rooms: int) ->
         "http_timeout": options.http_timeout,
         "seed": options.seed,
     }
+    driven = "bourse" if target == "bourse" else "floor"  # both floors are driven alike
     if len(ports) > 1:
-        return SplitClient(ports, target, HOST, ports[0], **settings)
-    return Client(target, HOST, ports[0], **settings)
+        return SplitClient(ports, driven, HOST, ports[0], **settings)
+    return Client(driven, HOST, ports[0], **settings)
 
 
 def _cpu_self() -> float:
@@ -471,6 +477,7 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         report["others_busy"] = max(0.0, machine - cpu - report["client_cpu_s"]) / elapsed
         report["cpu_ms_per_action"] = cpu * 1000 / accepted if accepted else None
         report["rss_mb"], report["rss_peak_mb"] = rss, peak
+        report["load_average"] = load_average()
         report["server_error_lines"] = sum(one.error_lines for one in servers)
         if report["server_error_lines"]:
             report["log_tail"] = [line for one in servers for line in list(one.log_tail)[-10:]]
@@ -725,7 +732,8 @@ def describe(report: dict[str, Any]) -> str:
     if "failed" in report and "accepted" not in report:
         return f"{head}: FAILED {report['failed']}\n" + "\n".join(report.get("log_tail", []))
     lines = [
-        f"{head} (set-up {report.get('setup_s', 0):.1f} s, tabs connected in {report.get('connect_s', 0):.1f} s)",
+        f"{head} (set-up {report.get('setup_s', 0):.1f} s, tabs connected in {report.get('connect_s', 0):.1f} s; "
+        f"load average {report.get('load_average', '?')})",
         f"  actions scheduled {report['scheduled']}  attempted {report['attempted']}  accepted {report['accepted']}  refused {report['refused']} "
         f"{report['refused_by_status'] or ''}  errors {report['errors']} {report['errors_by_kind'] or ''}  "
         f"lost updates {report['lost_updates']} (in {report['lost_actions']} actions)  "
@@ -773,7 +781,7 @@ def describe(report: dict[str, Any]) -> str:
 def _cpu_per_action(report: dict[str, Any]) -> str:
     """The server's CPU per accepted action: the floor's is per fan-out (one version to 5 sockets),
     Bourse's per move, with its ratio to the floor's of the same run when there is one."""
-    if report["target"] == "floor":
+    if report["target"] != "bourse":
         return f"{_num(report['cpu_ms_per_action'], 2)} ms per fan-out"
     ratio = _ratio(report["cpu_ms_per_action"], report.get("floor_cpu_ms_per_fanout"))
     against = (
@@ -781,13 +789,22 @@ def _cpu_per_action(report: dict[str, Any]) -> str:
         if report.get("floor_cpu_ms_per_fanout") is not None
         else ""
     )
+    if report.get("durable_cpu_ms_per_move") is not None:
+        durable = report["durable_cpu_ms_per_move"]
+        against += (
+            f", {_ratio(report['cpu_ms_per_action'], durable)} the durable floor's {_num(durable, 2)} ms"
+        )
     return f"{_num(report['cpu_ms_per_action'])} ms per accepted action{against}"
 
 
-def compare_cpu(bourse: dict[str, Any], floor: dict[str, Any] | None) -> None:
-    """Give Bourse's report the floor's server CPU per fan-out of the same run."""
+def compare_cpu(
+    bourse: dict[str, Any], floor: dict[str, Any] | None, durable: dict[str, Any] | None = None
+) -> None:
+    """Give Bourse's report the floors' server CPU per fan-out of the same run."""
     if floor is not None and floor.get("cpu_ms_per_action") is not None:
         bourse["floor_cpu_ms_per_fanout"] = floor["cpu_ms_per_action"]
+    if durable is not None and durable.get("cpu_ms_per_action") is not None:
+        bourse["durable_cpu_ms_per_move"] = durable["cpu_ms_per_action"]
 
 
 def _kb(value: float | None) -> str:
@@ -898,13 +915,46 @@ def flood_row(report: dict[str, Any], date: str, commit: str) -> str:
 
 
 # --------------------------------------------------------------------------- main
+def load_average() -> str:
+    """The machine's load average (1, 5, 15 minutes): how busy the rest of it was."""
+    return " / ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def compare_alternately(options: Options, rooms: int, out: Any) -> None:
+    """Bourse from this checkout and from ``--compare``'s, one run each in turn, ``--rounds`` times:
+    each pair's ratio of CPU per accepted move (this / that), then their median. On a shared machine
+    only such same-period ratios mean much."""
+    ratios = []
+    for number in range(options.rounds):
+        reports = []
+        for server_dir in (options.server_dir, options.compare):
+            report = run_point(replace(options, server_dir=server_dir), rooms, "bourse")
+            reports.append(report)
+            print(f"  round {number + 1}, {revision(server_dir or ROOT)}:", file=out)
+            print(describe(report), file=out, flush=True)
+        this, that = (report.get("cpu_ms_per_action") for report in reports)
+        if this and that:
+            ratios.append(this / that)
+            print(
+                f"  round {number + 1}: CPU per move {this:.2f} / {that:.2f} ms = {this / that:.3f}", file=out
+            )
+    if ratios:
+        print(
+            f"CPU per move against {revision(options.compare or ROOT)}: median ratio "
+            f"{statistics.median(ratios):.3f} of {len(ratios)} alternating pairs ({', '.join(f'{r:.3f}' for r in ratios)})",
+            file=out,
+            flush=True,
+        )
+
+
 def run(options: Options, out: Any = sys.stdout) -> dict[str, Any]:
     """Every run the options ask for; prints as it goes; returns all reports."""
     date = datetime.date.today().isoformat()
     commit = options.label or revision(options.server_dir or ROOT)
     print(
         f"bench_live {date} commit {commit} · {os.cpu_count()} cores · game {options.game} · "
-        f"mode {options.mode} · one action per room every {options.interval:g} s · window {options.seconds:g} s",
+        f"mode {options.mode} · one action per room every {options.interval:g} s · window {options.seconds:g} s · "
+        f"load average {load_average()}",
         file=out,
         flush=True,
     )
@@ -912,13 +962,21 @@ def run(options: Options, out: Any = sys.stdout) -> dict[str, Any]:
     rows = []
     for rooms in options.rooms:
         floor = run_point(options, rooms, "floor") if options.floor else None
-        if floor is not None:
-            print(describe(floor), file=out, flush=True)
+        durable = run_point(options, rooms, "durable") if options.floor else None
+        for report in (floor, durable):
+            if report is not None:
+                print(describe(report), file=out, flush=True)
         bourse = run_point(options, rooms, "bourse")
-        compare_cpu(bourse, floor)
+        compare_cpu(bourse, floor, durable)
         print(describe(bourse), file=out, flush=True)
-        results["sweep"].append({"rooms": rooms, "bourse": bourse, "floor": floor})
+        if options.mode == "socket" and options.api_line:  # a client of the JSON API: its own line
+            api = run_point(replace(options, mode="api"), rooms, "bourse")
+            compare_cpu(api, floor, durable)
+            print(describe(api), file=out, flush=True)
+        results["sweep"].append({"rooms": rooms, "bourse": bourse, "floor": floor, "durable": durable})
         rows.append(sweep_row(bourse, floor, date, commit))
+        if options.compare:
+            compare_alternately(options, rooms, out)
         print("\n" + SWEEP_HEADER + "\n" + "\n".join(rows) + "\n", file=out, flush=True)
     if options.rooms:
         crossing = next(
@@ -985,6 +1043,11 @@ def parse(argv: list[str] | None = None) -> Options:
     )
     parser.add_argument("--redis", help="Redis URL (default with --processes 2: $BOURSE_TEST_REDIS_URL)")
     parser.add_argument("--label", help="what the commit column says (default: the server checkout's commit)")
+    parser.add_argument("--no-api", action="store_true", help="with --mode socket, no JSON API line")
+    parser.add_argument(
+        "--compare", help="another checkout (with its own .venv) run alternately with this one"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="alternating pairs with --compare (default 3)")
     parser.add_argument(
         "--setup-timeout", type=float, default=900.0, help="cap of set-up per run (default 900 s)"
     )
@@ -1009,6 +1072,9 @@ def parse(argv: list[str] | None = None) -> Options:
         setup_timeout=arguments.setup_timeout,
         server_dir=arguments.server_dir,
         label=arguments.label,
+        api_line=not arguments.no_api,
+        compare=arguments.compare,
+        rounds=arguments.rounds,
         processes=arguments.processes,
         postgres=arguments.postgres or several(arguments.processes, "BOURSE_TEST_POSTGRES_URL"),
         redis=arguments.redis or several(arguments.processes, "BOURSE_TEST_REDIS_URL"),

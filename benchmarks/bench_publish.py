@@ -111,7 +111,7 @@ def main() -> None:
                     service, game_id, seed, publish=not options.no_publish
                 )
                 moves, spent = moves + game_moves, spent + game_spent
-                renders.update(room.cache.renders_of)
+                renders.update(room.regions.cache.renders_of)
             per_region = ", ".join(
                 f"{region} {count / moves:.2f}" for region, count in sorted(renders.items())
             )

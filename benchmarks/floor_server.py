@@ -6,15 +6,22 @@ stamped with that version goes to every socket of the room, one after another. N
 rendering: ``bench_live`` drives it with the same client as Bourse and prints Bourse's figures as
 ratios to these.
 
+With ``FLOOR_DURABLE=1`` it is the *durable* floor: each move is first committed to SQLite, as
+Bourse commits one (WAL, synchronous NORMAL, ``BEGIN IMMEDIATE``, in a worker thread; the database
+``BOURSE_DATABASE_URL`` names), and only then sent: the least a move that is kept must cost.
+
 Run: ``HOST=127.0.0.1 PORT=8001 .venv/bin/python -m benchmarks.floor_server`` (one process).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
@@ -25,6 +32,28 @@ FRAGMENT = '<section id="r-log" class="region" hx-swap-oob="true"><ol>\n' + ROW 
 
 rooms: dict[str, set[WebSocket]] = {}
 versions: dict[str, str] = {}
+DURABLE = os.environ.get("FLOOR_DURABLE") == "1"
+_local = threading.local()  # a connection per worker thread, as a pool gives one
+
+
+def _database() -> sqlite3.Connection:
+    connection: sqlite3.Connection | None = getattr(_local, "connection", None)
+    if connection is None:
+        path = os.environ.get("BOURSE_DATABASE_URL", "sqlite:///floor.db").removeprefix("sqlite:///")
+        connection = _local.connection = sqlite3.connect(path, isolation_level=None)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute("PRAGMA busy_timeout=5000")
+        connection.execute("CREATE TABLE IF NOT EXISTS moves (room TEXT, version INTEGER, body TEXT)")
+    return connection
+
+
+def commit(room: str, version: str, body: str) -> None:
+    """One move appended durably, as Bourse appends an action (one write transaction)."""
+    database = _database()
+    database.execute("BEGIN IMMEDIATE")
+    database.execute("INSERT INTO moves VALUES (?, ?, ?)", (room, int(version), body))
+    database.execute("COMMIT")
 
 
 def stamped(version: str) -> str:
@@ -42,6 +71,8 @@ async def room_socket(socket: WebSocket) -> None:
             text = await socket.receive_text()
             if not text.isdigit():
                 continue
+            if DURABLE:
+                await run_in_threadpool(commit, room, text, FRAGMENT)
             versions[room] = text
             message = stamped(text)
             for member in list(members):

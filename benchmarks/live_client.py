@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import html
 import json
 import math
 import os
 import random
+import re
 import resource
 import time
 import urllib.parse
@@ -34,6 +36,7 @@ STAMP = b'data-room-version="'
 TURN = b'data-to-act="'  # the turn region: the seats the game waits for, as the page marks them
 ANSWER = b'{"move"'  # the answer to a move sent on the socket (``--mode socket``)
 SEAT_COOKIE_PREFIX = "bourse_seat_"
+REGION = b'<section id="r-'  # a push that brings regions (and so, on a seat's tab, its action forms)
 
 OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0, 1, 2, 8, 9, 10
 
@@ -170,6 +173,7 @@ class Tab(asyncio.Protocol):
         self.inflater: zlib._Decompress | None = None
         self.inflater_resets = False  # the server said server_no_context_takeover
         self.moves_sent = 0
+        self.forms: dict[str, list[bytes]] = {}  # a seat's action forms, by region, as its pushes bring them
         self.answers: dict[int, asyncio.Future[int]] = {}  # a move sent on this socket -> its status
         loop = asyncio.get_running_loop()
         self.opened: asyncio.Future[None] = loop.create_future()
@@ -304,6 +308,8 @@ class Tab(asyncio.Protocol):
                 version = int(payload[start:end])
             except ValueError:
                 return
+            if self.seat is not None and payload.find(REGION) >= 0:
+                self.forms.update(pushed_forms(payload))
             if version > self.version:
                 self.version = version
                 self.room.tab_reached(self, version, now)
@@ -518,6 +524,74 @@ def form_fields(action: dict[str, Any]) -> list[tuple[str, str]]:
     return fields
 
 
+# A seat's moves as its page offers them: the action forms of each region a push brings.
+_REGION = re.compile(rb'<section id="r-([a-z0-9-]+)"')
+_ACT_FORM = re.compile(rb'<form\b[^>]*\bhx-post="/r/[^"/]+/act"[^>]*>(.*?)</form>', re.S)
+_CONTROL = re.compile(rb"<(input|button)\b([^>]*)>")
+_SELECT = re.compile(rb"<select\b([^>]*)>(.*?)</select>", re.S)
+_OPTION = re.compile(rb"<option\b([^>]*)>")
+_ATTRIBUTE = re.compile(rb'([a-zA-Z][\w-]*)(?:="([^"]*)")?')
+
+
+def pushed_forms(payload: bytes) -> dict[str, list[bytes]]:
+    """The action forms (their inner HTML) of each region ``payload`` brings, by region id; a region
+    the push brings without one maps to none."""
+    found: dict[str, list[bytes]] = {}
+    starts = [(match.start(), match[1].decode()) for match in _REGION.finditer(payload)]
+    for number, (start, region) in enumerate(starts):
+        end = starts[number + 1][0] if number + 1 < len(starts) else len(payload)
+        found[region] = [form[1] for form in _ACT_FORM.finditer(payload, start, end)]
+    return found
+
+
+def _attributes(text: bytes) -> dict[str, str]:
+    return {name.decode(): html.unescape((value or b"").decode()) for name, value in _ATTRIBUTE.findall(text)}
+
+
+def _selected(form: bytes) -> list[tuple[str, str]]:
+    """Each select of the form at its selected option (else its first)."""
+    fields = []
+    for inside, options in _SELECT.findall(form):
+        name = _attributes(inside).get("name")
+        choices = [_attributes(option) for option in _OPTION.findall(options)]
+        choices = [option for option in choices if "disabled" not in option and option.get("value")]
+        if name and choices:
+            chosen = next((option for option in choices if "selected" in option), choices[0])
+            fields.append((name, chosen["value"]))
+    return fields
+
+
+def filled_form(form: bytes, rng: random.Random) -> list[tuple[str, str]]:
+    """What a person's press of one of the form's buttons sends, with each field as the page fills it
+    (a number at its value or minimum, one of each radio group, the selected or first option)."""
+    fields: list[tuple[str, str]] = []
+    radios: dict[str, list[str]] = {}
+    buttons: list[tuple[str, str]] = []
+    for tag, inside in _CONTROL.findall(form):
+        attributes = _attributes(inside)
+        name, kind = attributes.get("name"), attributes.get("type", "submit" if tag == b"button" else "text")
+        if not name or "disabled" in attributes:
+            continue
+        if tag == b"button":
+            if kind == "submit":
+                buttons.append((name, attributes.get("value", "")))
+        elif kind == "radio":
+            radios.setdefault(name, []).append(attributes.get("value", "on"))
+        elif kind == "checkbox":
+            if "checked" in attributes:
+                fields.append((name, attributes.get("value", "on")))
+        elif kind in ("number", "range"):
+            fields.append((name, attributes.get("value") or attributes.get("min") or "0"))
+        elif kind != "submit":
+            fields.append((name, attributes.get("value", "")))
+    for name, values in radios.items():
+        fields.append((name, rng.choice(values)))
+    fields += _selected(form)
+    if buttons:
+        fields.append(rng.choice(buttons))
+    return fields
+
+
 # --------------------------------------------------------------------------- rooms and actions
 class Waiter:
     """One action on its way: which of the room's tabs still lack its version."""
@@ -551,6 +625,7 @@ class Room:
         self.rng = random.Random(f"{client.seed}/{index}")
         self.bucket: Bucket | None = None  # the client's current bucket unless set
         self.next: tuple[int, dict[str, Any]] | None = None  # the next action's seat and lookup
+        self.look_next = False  # a move read from the page was refused: the next one is looked up
         self.stop_at = math.inf
 
     @property
@@ -710,7 +785,9 @@ class Client:
             )
             while not all(tab.version >= room.version for room in self.rooms for tab in room.tabs):
                 await asyncio.sleep(0.05)
-            if self.target == "bourse":  # every room's first action, looked up ahead
+            if (
+                self.target == "bourse" and self.mode != "socket"
+            ):  # every room's first action, looked up ahead
                 await asyncio.gather(*(self.prefetch(room) for room in self.rooms))
         self.bucket = Bucket()  # set-up lookups are not the window's
         ready_at = time.monotonic()
@@ -793,7 +870,56 @@ class Client:
             room.next = None
             self.failures[f"lookup {failure.kind}"] += 1
 
+    def from_page(self, room: Room) -> tuple[Tab, list[tuple[str, str]]] | None:
+        """A move as a player makes it in ``--mode socket``: one of a waited-for seat's action forms as
+        its tab's pushes brought them, filled in (``filled_form``); None when no such tab has one."""
+        seats = [seat for seat in room.to_act if seat < len(room.tabs) and room.tabs[seat].forms]
+        if not seats:
+            return None
+        tab = room.tabs[room.rng.choice(seats)]
+        forms = [form for region in sorted(tab.forms) for form in tab.forms[region]]
+        if not forms or not tab.open or tab.closed:
+            return None
+        return tab, filled_form(room.rng.choice(forms), room.rng)
+
+    async def act_from_page(self, room: Room, tab: Tab, fields: list[tuple[str, str]]) -> None:
+        bucket = room.bucket or self.bucket
+        bucket.attempted += 1
+        waiter = self.start_waiter(room, tab.version + 1, room.live_tabs)
+
+        def sent() -> None:
+            waiter.t0 = waiter.last = time.monotonic()
+
+        self.in_flight += 1
+        try:
+            status = await tab.move(fields, self.http_timeout, sent)
+        except HttpError as failure:
+            status = 0
+            bucket.errors[failure.kind] += 1
+            self.drop(room, waiter)
+        finally:
+            self.in_flight -= 1
+        if 200 <= status < 300:
+            room.version = tab.version
+            self.accept(room, waiter)
+        elif 400 <= status < 500:
+            bucket.refused[str(status)] += 1
+            room.look_next = True
+            self.drop(room, waiter)
+        elif status:
+            bucket.errors[str(status)] += 1
+            self.drop(room, waiter)
+
     async def act_bourse(self, room: Room) -> None:
+        """The room's next move: read from its page over the socket, or else looked up and sent."""
+        move = self.from_page(room) if self.mode == "socket" and not room.look_next else None
+        if move is not None:
+            await self.act_from_page(room, *move)
+        else:
+            room.look_next = False
+            await self.act_looked_up(room)
+
+    async def act_looked_up(self, room: Room) -> None:
         bucket = room.bucket or self.bucket
         looked, room.next = room.next, None
         if looked is None:  # the lookup after the previous action failed: look now (not measured)
@@ -835,8 +961,8 @@ class Client:
         elif status:
             bucket.errors[str(status)] += 1
             self.drop(room, waiter)
-        if time.monotonic() < min(self.stop_at, room.stop_at):
-            await self.prefetch(room)
+        if self.mode != "socket" and time.monotonic() < min(self.stop_at, room.stop_at):
+            await self.prefetch(room)  # the socket's moves are read from the page (``from_page``)
 
     async def send_action(
         self,

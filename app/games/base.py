@@ -104,7 +104,7 @@ class GameInfo:
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     regions: tuple[str, ...] = ("table",)  # template partials in templates/games/<id>/<region>.html
     # Those of ``regions`` drawn from the spectators' view only: the same bytes for every viewer, rendered
-    # once per version and shared by every tab (app/web/render.py). A region with a seat's secrets or its
+    # once per version and shared by every tab (app/web/render/). A region with a seat's secrets or its
     # controls stays out of it.
     public_regions: tuple[str, ...] = ()
     # Game-log texts that open a new round or turn: the log shows them as headings that group what follows.

@@ -19,7 +19,6 @@ from app.web.deps import (
     RoomRequest,
     ServiceDep,
     SettingsDep,
-    api_room,
     chat_author_of,
     chosen_clock,
     resume_url,
@@ -431,12 +430,6 @@ async def get_room(room: ApiRoom) -> Response:
     seat = room.seat  # refused here for an unknown room or a token that is no seat of it
     assert room.snapshot is not None  # the room as the seat was found in it: no second read
     return JSONResponse(_room_now(room, room.snapshot, seat))
-
-
-async def room_answer(request: Request) -> Response:
-    """``get_room`` as ``fast_lane`` reaches it: the same dependency, called directly."""
-    code = request.path_params["code"]
-    return await get_room(await run_in_threadpool(api_room, request, code))
 
 
 @router.post(

@@ -1,7 +1,7 @@
 """The FastAPI application, assembled: settings, database, services, static files, the guards in
 front of every route (``guards.py``, one layer: ``security.py``'s headers and cross-site refusals,
-``limits.py``'s body size, rate limits and socket caps), the fast lane behind them (``fast_lane.py``:
-a move's two requests past the routing), the error handlers, routers and the cleanup sweep.
+``limits.py``'s body size, rate limits and socket caps), a tab's live socket past the routing behind
+them (``socket_lane.py``), the error handlers, routers and the cleanup sweep.
 
 The routes live in ``api.py`` (the JSON API), ``pages.py`` (pages and the live WebSocket),
 ``notifications.py`` (the service worker, opting in to Web Push), ``my_games.py`` and ``replay.py``;
@@ -54,7 +54,6 @@ from app.web.answers import (
 from app.web.assets import VersionedStatic
 from app.web.bodies import JsonBodies
 from app.web.deps import get_locale, get_service
-from app.web.fast_lane import FastLane
 from app.web.guards import Guards
 from app.web.limits import Limits, live_socket_code
 from app.web.live import LiveRooms
@@ -62,6 +61,7 @@ from app.web.moves import form_to_action
 from app.web.push import PushSender
 from app.web.render import ROOT
 from app.web.security import security_headers
+from app.web.socket_lane import SocketLane
 
 __all__ = ["create_app", "form_to_action"]  # form_to_action lives in moves.py; tests import it here
 
@@ -174,13 +174,12 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
         else:
             log.warning("front-end package %s is missing: run `npm ci`", folder)
 
-    app.add_middleware(FastLane)  # a move's two requests, past the routing (inside the guards)
     app.add_middleware(JsonBodies)  # a body read as JSON nests at most so deep (inside the size limit)
     # headers, limits, body size, cross-site: one layer (the limits also count a move sent over a socket)
     app.add_middleware(Guards, settings=settings, limits=limits)
     # pages, fragments and assets compressed on the way out (outermost; never a live socket's frames)
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
-    app.live_lane = Guards(FastLane(app.router), settings=settings, limits=limits)
+    app.live_lane = Guards(SocketLane(app.router), settings=settings, limits=limits)
 
     app.exception_handler(StarletteHTTPException)(http_error)
     app.exception_handler(RoomError)(room_refused)

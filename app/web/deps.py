@@ -185,12 +185,5 @@ def _api_room(  # a worker thread: it reads
     return RoomRequest(code, token, seat, "en", service, live, settings, refused, snapshot)
 
 
-def api_room(connection: HTTPConnection, code: str) -> RoomRequest:  # a worker thread: it reads
-    """``ApiRoom`` without FastAPI's dependency solving (``fast_lane``)."""
-    return _api_room(
-        connection, code, get_service(connection), get_live(connection), get_app_settings(connection)
-    )
-
-
 PageRoom = Annotated[RoomRequest, Depends(_page_room)]
 ApiRoom = Annotated[RoomRequest, Depends(_api_room)]

@@ -23,8 +23,8 @@ from app.rooms import RoomError, RoomService, RoomSnapshot, hash_token
 from app.rooms.names import is_room_code
 from app.web.answers import page
 from app.web.deps import SEAT_COOKIE_PREFIX, LocaleDep, ServiceDep, seat_cookie
-from app.web.live.fanout import make_table
 from app.web.render import environment, render_page, seat_context
+from app.web.render.room import make_table
 
 router = APIRouter(include_in_schema=False)
 

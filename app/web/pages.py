@@ -50,7 +50,6 @@ from app.web.deps import (
 )
 from app.web.limits import client_key
 from app.web.live import Tab
-from app.web.live.fanout import make_table
 from app.web.messages import error_from_query
 from app.web.moves import MAX_FORM_FIELDS, TOO_MANY_FIELDS, form_to_action, move_from_socket
 from app.web.render import (
@@ -61,6 +60,7 @@ from app.web.render import (
     render_page,
     rules_for_phase,
 )
+from app.web.render.room import make_table
 
 router = APIRouter(include_in_schema=False)
 

@@ -46,8 +46,8 @@ from app.rooms import RoomError, RoomService, RoomSnapshot, wallclock
 from app.rooms.push import PushStore, Recipient
 from app.rooms.push_services import UnsafeAddress, host_name
 from app.rooms.vapid import Vapid
-from app.web.live.fanout import make_table
 from app.web.render import environment, seat_context
+from app.web.render.room import make_table
 
 if TYPE_CHECKING:
     import aiohttp

@@ -24,7 +24,7 @@ from app.games.registry import ENGINES
 from app.i18n import LOCALES
 from app.rooms import RoomService
 from app.web.app import create_app
-from app.web.live import LiveRooms, RoomLive, Tab, Viewer, fanout
+from app.web.live import LiveRooms, RoomLive, Tab
 from app.web.live.fanout import bring_up_to_date
 from app.web.render import (
     FragmentCache,
@@ -32,13 +32,19 @@ from app.web.render import (
     Table,
     environment,
     event_line,
+    is_plain,
     public_regions,
     region_html,
+    region_templates,
     render_regions,
     seat_context,
 )
+from app.web.render import room as render_room
+from app.web.render.room import RoomRegions
 from tests.platform.test_api import auth
 from tests.support import people_table
+
+CACHE_ONLY = pytest.mark.skipif(is_plain(), reason="what the region cache keeps: off with BOURSE_PLAIN")
 
 
 class _TopLevel(HTMLParser):
@@ -130,7 +136,7 @@ def started_bot_room(client: TestClient, game: str, players: int) -> tuple[str, 
 def fresh_page(live: LiveRooms, code: str, seat: int | None, connected: frozenset[int]) -> dict[str, str]:
     """The page a new visitor would get, rendered with nothing cached."""
     snapshot = live.service.load(code)
-    return Viewer(RoomLive(), snapshot, seat, "en", connected).page_regions()
+    return RoomRegions().viewer(snapshot, seat, "en", connected).page_regions()
 
 
 @pytest.mark.parametrize("game", sorted(ENGINES))
@@ -170,6 +176,7 @@ def test_tabs_that_follow_every_push_show_the_fresh_page(settings: Settings, gam
             assert page.regions == fresh_page(live, code, seat, frozenset({0})), seat
 
 
+@CACHE_ONLY
 @pytest.mark.parametrize("game", sorted(ENGINES))
 def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
     service: RoomService, game: str
@@ -192,7 +199,7 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
         snapshot = service.load(code)
         for tab, message in room.plan(snapshot, tabs, seated, frozenset(), everyone=True):
             pages[tab].apply(message)
-        viewers = {tab: room.viewers[(tab.seat, "en")] for tab in tabs}
+        viewers = {tab: room.regions.viewer(snapshot, tab.seat, "en", seated) for tab in tabs}
         public = public_regions(snapshot.engine)
         spectators = {id(rendering) for rendering in viewers[tabs[0]].regions.values()}
         for viewer in viewers.values():
@@ -204,9 +211,9 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
             # a second tab of the first seat: the regions its first was sent are drawn again
             reopened = True
             second = Tab(socket=cast(WebSocket, None), seat=0, locale="en")
-            redraws = room.cache.redraws
+            redraws = room.regions.cache.redraws
             [(_, whole)] = bring_up_to_date([second], {second: first_seat})
-            assert room.cache.redraws > redraws
+            assert room.regions.cache.redraws > redraws
             page = TabPage()
             page.apply(whole)
             assert page.regions == pages[tabs[1]].regions
@@ -215,7 +222,7 @@ def test_every_seat_follows_a_game_whose_own_regions_are_let_go_once_sent(
     assert snapshot.status == "finished" and reopened
     for tab, page in pages.items():
         assert page.version == snapshot.version
-        assert page.regions == Viewer(RoomLive(), snapshot, tab.seat, "en", seated).page_regions()
+        assert page.regions == RoomRegions().viewer(snapshot, tab.seat, "en", seated).page_regions()
 
 
 def test_racing_publishes_leave_every_tab_on_the_current_page(settings: Settings) -> None:
@@ -293,7 +300,7 @@ def test_a_moves_new_log_lines_are_made_once_a_language_whoever_reads_them(
         made.append((id(event), locale))
         return event_line(event, locale, *rest)
 
-    monkeypatch.setattr(fanout, "event_line", counted)
+    monkeypatch.setattr(render_room, "event_line", counted)
     checked = 0
     for _ in range(40):
         snapshot = service.load(code)
@@ -315,10 +322,11 @@ def test_a_moves_new_log_lines_are_made_once_a_language_whoever_reads_them(
     for tab, page in pages.items():
         assert (
             page.regions
-            == Viewer(RoomLive(), snapshot, tab.seat, tab.locale, frozenset(range(5))).page_regions()
+            == RoomRegions().viewer(snapshot, tab.seat, tab.locale, frozenset(range(5))).page_regions()
         )
 
 
+@CACHE_ONLY
 def test_an_action_renders_each_changed_region_once_per_distinct_input(settings: Settings) -> None:
     """Five spectators cost one rendering; an unchanged region is not rendered again."""
     with TestClient(create_app(settings)) as client, contextlib.ExitStack() as stack:
@@ -329,7 +337,7 @@ def test_an_action_renders_each_changed_region_once_per_distinct_input(settings:
         spectators = [stack.enter_context(client.websocket_connect(f"/ws/rooms/{code}")) for _ in range(5)]
         for spectator in spectators:
             spectator.receive_text()
-        cache = live.rooms[code].cache
+        cache = live.rooms[code].regions.cache
         before = cache.renders
         client.portal.call(live.fanout.publish, code)
         assert cache.renders == before  # nothing changed: nothing rendered
@@ -351,7 +359,7 @@ def test_a_cached_region_is_the_region_rendered_afresh(game: str) -> None:
     players = engine.info.max_players
     state = engine.setup(players, {}, 11)
     rng = random.Random(3)
-    cache = RegionCache()
+    cache = RegionCache(plain=False)  # the cache's, whichever mode the tests run in
     for step in range(300):
         if engine.result(state) is not None:
             break
@@ -376,7 +384,7 @@ def test_public_regions_are_the_same_bytes_for_everyone_and_rendered_once(game: 
     public = public_regions(engine)
     state = engine.setup(players, {}, 5)
     rng = random.Random(13)
-    caches = {locale: RegionCache() for locale in LOCALES}
+    caches = {locale: RegionCache(plain=False) for locale in LOCALES}
     for step in range(400):
         if engine.result(state) is not None:
             break
@@ -409,7 +417,7 @@ def test_cached_fragments_are_what_the_block_draws_afresh(game: str) -> None:
     players = engine.info.max_players
     state = engine.setup(players, {}, 5)
     rng = random.Random(8)
-    rooms = {locale: RegionCache() for locale in ("en", "zh_Hant")}
+    rooms = {locale: RegionCache(plain=False) for locale in ("en", "zh_Hant")}
     named = [f"P{number}" for number in range(players)]
     renamed = ["Renamed", *named[1:]]
     for step in range(400):
@@ -430,3 +438,28 @@ def test_cached_fragments_are_what_the_block_draws_afresh(game: str) -> None:
                 room.sweep(showing=())  # keeps what this move used, none of its HTML
         seat = engine.to_act(state)[0]
         state = engine.apply(state, seat, engine.bot_action(state, seat, rng))
+
+
+def test_a_plain_room_draws_every_region_afresh_and_sends_each_tab_every_region(service: RoomService) -> None:
+    """``BOURSE_PLAIN``: nothing is kept, so a move draws every region of every viewer again and sends
+    each tab all of them whole (a region the move did not change too); the tabs still end on the page
+    a fresh load shows."""
+    code, _, _ = service.seats.create_room("qe", 3, {}, None)
+    service.seats.add_bot(code, None, fill=True)
+    service.seats.start(code, None)
+    room = RoomLive(regions=RoomRegions(plain=True))
+    seated = frozenset(range(3))
+    tabs = [Tab(socket=cast(WebSocket, None), seat=seat, locale="en") for seat in (None, 0)]
+    pages = {tab: TabPage() for tab in tabs}
+    for _ in range(6):
+        snapshot = service.load(code)
+        drawn = room.regions.cache.renders
+        for tab, message in room.plan(snapshot, tabs, seated, frozenset(), everyone=True):
+            pages[tab].apply(message)
+            regions = region_templates(snapshot.engine, snapshot.status)
+            assert all(f'id="r-{region}"' in message for region, _ in regions)
+        public = len(public_regions(snapshot.engine))
+        assert room.regions.cache.renders - drawn == 2 * len(regions) - public  # the public ones once
+        service.turns.bot_step(code)
+    for tab, page in pages.items():
+        assert page.regions == RoomRegions(plain=True).viewer(snapshot, tab.seat, "en", seated).page_regions()

@@ -113,7 +113,9 @@ def test_a_live_room_asks_the_match_score_once_a_status(service: RoomService, to
 
     def publish() -> None:
         snapshot = service.load(second)
-        table = room.shared_table(snapshot, frozenset(), frozenset())
+        table = room.regions.viewer(
+            snapshot, None, "en", frozenset(), frozenset(), room.match_at(snapshot)
+        ).table
         assert table.match == service.records.match_score(snapshot)
         shown.append(table.match)
 

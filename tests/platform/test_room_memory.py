@@ -13,8 +13,8 @@ from jinja2 import DictLoader
 from app.games.base import random_bot_action
 from app.games.registry import ENGINES
 from app.rooms import RoomService
-from app.web.live import RoomLive
 from app.web.render import RegionCache, SeatContext, environment, region_templates, seat_context, value_bytes
+from app.web.render.room import RoomRegions
 from tests.support import people_table
 
 
@@ -39,20 +39,19 @@ def test_a_shared_table_keeps_its_players_list_while_they_do_not_change(service:
     for name in ("Bob", "Cy"):
         service.seats.join(code, name)
     service.seats.start(code, 0)
-    room = RoomLive()
+    room = RoomRegions()
     host_here = frozenset({0})
     before = service.load(code)
-    first = room.shared_table(before, host_here, frozenset())
+    first = room.viewer(before, None, "en", host_here).table
     seat = before.to_act()[0]
     assert before.core is not None
     move = random_bot_action(before.engine, before.core, seat, random.Random(1))
     service.turns.act(code, seat, before.version, move)
     after = service.load(code)
-    second = room.shared_table(after, host_here, frozenset())
+    second = room.viewer(after, None, "en", host_here).table
     assert after.version > before.version and second is not first
     assert second.players is first.players  # the same players: one list for both versions' renderings
-    room.table = None  # the same version drawn again once the host's tab has closed
-    gone = room.shared_table(after, frozenset(), frozenset())
+    gone = room.viewer(after, None, "en", frozenset()).table  # once the host's tab has closed
     assert gone.players is not second.players and gone.players[0]["connected"] is False
 
 

@@ -2,7 +2,7 @@
 
 One file per concern, importing one way only (each from those above it):
 
-* ``fanout.py``: the publishing core: tabs, their outboxes, viewers and ``Fanout.publish`` (its
+* ``fanout.py``: the publishing core: tabs, their outboxes and ``Fanout.publish`` (its
   docstring states the invariants a change to publishing must keep);
 * ``presence.py``: which seats have a tab open, here or elsewhere, and which are away;
 * ``chat.py``: chat lines pushed to a room's tabs as they are;
@@ -28,12 +28,12 @@ from app.metrics import timed_publish
 from app.rooms import ChatLine, RoomError, RoomService, RoomSnapshot
 from app.web.live.bots import BotDriver
 from app.web.live.chat import Chat, ChatDrawer
-from app.web.live.fanout import OUTBOX_LIMIT, Fanout, RoomLive, Tab, Viewer
+from app.web.live.fanout import OUTBOX_LIMIT, Fanout, RoomLive, Tab
 from app.web.live.presence import Presence
 from app.web.live.remote import Remote
 from app.web.live.timers import Timers
 
-__all__ = ["OUTBOX_LIMIT", "LiveRooms", "RoomLive", "Tab", "Viewer"]  # what the routes and tests import
+__all__ = ["OUTBOX_LIMIT", "LiveRooms", "RoomLive", "Tab"]  # what the routes and tests import
 
 
 class LiveRooms:

@@ -1,15 +1,14 @@
 """The publishing core: one WebSocket per browser tab, each brought up to date after every change.
 
-``Fanout.publish`` brings each of a room's tabs (or one tab) up to the room's version:
-
-* each distinct viewer (a seat, or the spectators, in one language) is rendered once per version
-  and presence, and of its regions only those whose inputs changed (``RegionCache``); tabs that
-  were sent the same thing get the same bytes (``bring_up_to_date``);
-* a tab is sent only the regions whose HTML differs from what it was sent, the game log's new lines,
-  and a version stamp; a tab that opens gets its page's regions;
-* once every tab is sent its message, a seat's own regions let go of their HTML (``RoomLive.settle``):
-  a tab keeps the renderings it was sent, whose digests say what it has, and what a tab lacks is
-  drawn again (``Viewer.html``). The public regions and the spectators' keep theirs.
+A move's push, top to bottom: ``Fanout.publish`` takes the room's lock and the snapshot the move
+committed; ``RoomLive.plan`` asks the room's regions (``app/web/render/room.py``, the one boundary
+where anything is drawn) for each tab's viewer at that version, presence and language, and
+``bring_up_to_date`` makes each tab's message from it: the regions whose digest differs from what the
+tab was sent (each sent whole, for the page to morph in), the game log's new lines and a version stamp;
+tabs in the same place share one message. Then ``RoomRegions.let_go`` lets the cache forget what no
+tab shows, and each message goes to its tab's outbox, sent by the tab's own task. This file deals in
+tabs, versions, digests and outboxes; drawing, the region cache and its let-go policy are the
+boundary's.
 
 Its invariants (what a change to publishing must keep):
 
@@ -33,40 +32,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from fastapi import WebSocket
 from starlette.concurrency import run_in_threadpool
 
-from app.games.base import visible_events
 from app.metrics import published
 from app.rooms import RoomError, RoomService, RoomSnapshot
-from app.web.render import (
-    EVENTS,
-    PUBLIC_FORM_VERSION,
-    RegionCache,
-    Rendering,
-    SeatContext,
-    Table,
-    environment,
-    event_line,
-    events_added,
-    events_region,
-    oob_fragments,
-    public_regions,
-    public_renderings,
-    region_renderings,
-    region_templates,
-    regions_container,
-    seat_context,
-    spectators_context,
-    timed_out_move,
-    version_marker,
-)
+from app.web.render.room import NOTHING_SENT, Rendering, RoomRegions, Viewer, region_ids
 
 OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
 # Tabs pushed to in one turn of the event loop: each push wakes its tab's sender, and a crowd's
@@ -78,8 +54,6 @@ PUSHES_PER_TURN = 100
 # A crowd's plan may take longer than the interpreter's switch interval: in a worker thread the loop
 # still gets the lock every 5 ms.
 LOOP_PLAN_TABS = 16
-# what a fresh tab was sent: shared, so fresh tabs share their first message
-NOTHING_SENT: Mapping[str, Rendering] = MappingProxyType({})
 
 
 class Outbox:
@@ -160,238 +134,20 @@ class Tab:
             self.closed = True
 
 
-def make_table(
-    snapshot: RoomSnapshot,
-    seat: int | None,
-    connected: frozenset[int],
-    away: frozenset[int] = frozenset(),
-    match: Any = None,
-) -> Table:
-    """The table as ``seat`` has it (``room_table`` and the seat's own part)."""
-    return seat_table(room_table(snapshot, connected, away, match), snapshot, seat)
-
-
-def room_table(
-    snapshot: RoomSnapshot, connected: frozenset[int], away: frozenset[int] = frozenset(), match: Any = None
-) -> Table:
-    """The table every viewer of the room shares at this version and presence (made once for them)."""
-    result = snapshot.result
-    return Table(
-        code=snapshot.code,
-        game=snapshot.game,
-        status=snapshot.status,
-        players=[
-            {
-                "seat": s.seat,
-                "name": s.name,
-                "is_bot": s.is_bot,
-                "bot_strength": snapshot.bot_strengths.get(s.seat),
-                "bot_controlled": s.bot_controlled,
-                "is_host": s.is_host,
-                "connected": s.is_bot or s.seat in connected,
-                "away": s.seat in away,
-                "deadline": s.deadline,  # epoch ms: the page counts down to it (a template never reads "now")
-                "bot_turns": s.bot_turns,
-            }
-            for s in snapshot.seats
-        ],
-        to_act=snapshot.to_act(),
-        result=result.to_json() if result is not None else None,
-        next_code=snapshot.next_code,
-        capacity=snapshot.players,
-        match=match,
-        clock=snapshot.clock,
-        clock_paused_at=snapshot.clock_paused_at,
-    )
-
-
-def seat_table(table: Table, snapshot: RoomSnapshot, seat: int | None) -> Table:
-    """``table`` with what is the seat's own (its timed-out move); the same object when it has none."""
-    mine = snapshot.seat(seat)
-    timed_out = timed_out_move(snapshot.recent_events, seat, mine.timeouts) if mine is not None else None
-    return table if timed_out is None else replace(table, timed_out=timed_out)
-
-
-class Viewer:
-    """One viewer's page at one version: a seat (or the spectators) in one language."""
-
-    __slots__ = ("room", "snapshot", "seat", "locale", "table", "regions", "_events")
-
-    def __init__(
-        self,
-        room: RoomLive,
-        snapshot: RoomSnapshot,
-        seat: int | None,
-        locale: str,
-        connected: frozenset[int],
-        away: frozenset[int] = frozenset(),
-        public: Mapping[str, Rendering] | None = None,
-        shared: Table | None = None,
-        spectators: SeatContext | None = None,
-        shown: Mapping[str, Rendering] | None = None,
-    ) -> None:
-        """``public``: the room's public renderings at this version and presence in this language,
-        if made already (``RoomLive.public_regions``); ``shared``: the room's table at this version
-        and presence, if made already (``room_table``); ``spectators``: the spectators' context of
-        that table in this language, if made already (a spectating viewer's own); ``shown``: what a
-        tab of this viewer shows (its regions are looked for there first)."""
-        self.room = room
-        self.snapshot = snapshot
-        self.seat = seat
-        self.locale = locale
-        if shared is None:
-            shared = room_table(snapshot, connected, away, room.match_at(snapshot))
-        self.table = seat_table(shared, snapshot, seat)
-        context = spectators if seat is None and spectators is not None else self._context()
-        engine, status = snapshot.engine, snapshot.status
-        if public is None:
-            drawn_from = spectators_context(engine, context, locale)
-            public = public_renderings(engine, drawn_from, status, locale, room.cache)
-        self.regions = region_renderings(engine, context, status, locale, room.cache, public, shown)
-        self._events: str | None = None
-
-    def _context(self) -> SeatContext:
-        """What its own regions are drawn from."""
-        snapshot, seat = self.snapshot, self.seat
-        info = snapshot.seat(seat)
-        return seat_context(
-            snapshot.engine,
-            snapshot.core,
-            seat,
-            self.table,
-            self.locale,
-            legal=snapshot.legal(seat),
-            # a spectator has no forms: a version of its own would draw its regions again every move
-            form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
-        )
-
-    def html(self, regions: Iterable[str]) -> dict[str, str]:
-        """The text of ``regions``, drawing again what their renderings let go (a seat's own, once
-        sent) from one context made for all of them."""
-        engine = self.snapshot.engine
-        texts: dict[str, str] = {}
-        context: SeatContext | None = None
-        for region in regions:
-            rendering = self.regions[region]
-            html = rendering.html
-            if html is None:
-                context = context or self._context()
-                drawn_from = context
-                if region in public_regions(engine):
-                    drawn_from = spectators_context(engine, context, self.locale)
-                template = dict(region_templates(engine, self.snapshot.status))[region]
-                env = environment(self.locale, engine.info.id)
-                html = self.room.cache.html(env, template, drawn_from, rendering)
-            texts[region] = html.decode()
-        return texts
-
-    def drawn(self, regions: Iterable[str]) -> bool:
-        """Whether the HTML of ``regions`` is at hand (sending it draws nothing)."""
-        return all(self.regions[region].html is not None for region in regions)
-
-    @property
-    def has_log(self) -> bool:
-        return self.snapshot.status != "waiting"
-
-    def lines(
-        self, events: list[dict[str, Any]], made: dict[tuple[int, str], str] | None = None
-    ) -> list[str]:
-        """The lines of ``events`` this viewer may read, newest first. ``made``: lines already made of
-        these events for other viewers of this version, by event and language (a line is the same for
-        every viewer who may read it); keyed by the event's identity, so only for events the caller
-        keeps alive meanwhile (a snapshot's recent ones)."""
-        made = {} if made is None else made
-        lines = []
-        for event in reversed(visible_events({"events": events}, self.seat)):
-            key = (id(event), self.locale)
-            line = made.get(key)
-            if line is None:
-                line = made[key] = event_line(event, self.locale, self.snapshot.game, self.table.name_of)
-            lines.append(line)
-        return lines
-
-    @property
-    def page_ready(self) -> bool:
-        """Whether its whole page is made (the game log needs a database read)."""
-        return self._events is not None or not self.has_log
-
-    def events_html(self) -> str:
-        """The whole game log region (read once per viewer and version)."""
-        if self._events is None:
-            self._events = events_region(self.lines(self.snapshot.events), self.locale)
-        return self._events
-
-    def page_regions(self) -> dict[str, str]:
-        """Its page's regions as text, the game log's included."""
-        regions = self.html(self.regions)
-        if self.has_log:
-            regions[EVENTS] = self.events_html()
-        return regions
-
-
 @dataclass(eq=False)
 class RoomLive:
-    """A room's open tabs and what is shared between them."""
+    """A room's open tabs, its regions (``RoomRegions``: what its viewers are drawn through) and the
+    last snapshot published to them."""
 
     tabs: set[Tab] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    cache: RegionCache = field(default_factory=RegionCache)
-    viewers: dict[tuple[int | None, str], Viewer] = field(default_factory=dict)
-    viewers_key: tuple[int, frozenset[int], frozenset[int]] | None = None
-    # locale -> (the snapshot, its public regions, the spectators' context they were drawn from), for
-    # the same version and presence as ``viewers``
-    public: dict[str, tuple[RoomSnapshot, dict[str, Rendering], SeatContext]] = field(default_factory=dict)
-    table: tuple[RoomSnapshot, Table] | None = None  # the shared table (``room_table``) of that snapshot
-    # the players of the last shared table: a new table whose players are the same takes this list,
-    # so renderings of several versions that read them keep one list, not one a version
-    players: list[dict[str, Any]] = field(default_factory=list)
+    regions: RoomRegions = field(default_factory=RoomRegions)
     latest: RoomSnapshot | None = None  # the snapshot last published
     match_of: Callable[[RoomSnapshot], Any] | None = None  # the group's running score (Records.match_score)
     match: tuple[str, Any] | None = None  # (the room's status, ``match_of`` at it): see ``match_at``
 
     def connected(self) -> frozenset[int]:
         return frozenset(tab.seat for tab in self.tabs if tab.seat is not None)
-
-    def viewer(
-        self,
-        snapshot: RoomSnapshot,
-        seat: int | None,
-        locale: str,
-        connected: frozenset[int],
-        away: frozenset[int] = frozenset(),
-        shown: Mapping[str, Rendering] | None = None,
-    ) -> Viewer:
-        """The viewer for this version and presence, made once and shared by its tabs (``shown``:
-        what the first of them shows, where its regions are looked for first)."""
-        key = (snapshot.version, connected, away)
-        if self.viewers_key != key:
-            self.viewers, self.public, self.table, self.viewers_key = {}, {}, None, key
-        viewer = self.viewers.get((seat, locale))
-        if viewer is None or viewer.snapshot is not snapshot:
-            public = self.public_regions(snapshot, locale, connected, away)
-            viewer = self.viewers[(seat, locale)] = Viewer(
-                self,
-                snapshot,
-                seat,
-                locale,
-                connected,
-                away,
-                public,
-                self.shared_table(snapshot, connected, away),
-                self.public[locale][2],
-                shown,
-            )
-        return viewer
-
-    def shared_table(self, snapshot: RoomSnapshot, connected: frozenset[int], away: frozenset[int]) -> Table:
-        """The table every viewer shares at this version and presence: made once, not once per viewer."""
-        if self.table is None or self.table[0] is not snapshot:
-            table = room_table(snapshot, connected, away, self.match_at(snapshot))
-            if table.players == self.players:
-                table.players = self.players
-            self.players = table.players
-            self.table = (snapshot, table)
-        return self.table[1]
 
     def match_at(self, snapshot: RoomSnapshot) -> Any:
         """The group's running score at ``snapshot`` (``match_of``), asked again only when the room's
@@ -412,24 +168,8 @@ class RoomLive:
             return False
         if self.match_of is not None and (self.match is None or self.match[0] != snapshot.status):
             return False
-        regions = {region for region, _ in region_templates(snapshot.engine, snapshot.status)}
+        regions = region_ids(snapshot)
         return all(_catch_up(tab, snapshot, regions) in (SEATS, CHANGES) for tab in tabs)
-
-    def public_regions(
-        self, snapshot: RoomSnapshot, locale: str, connected: frozenset[int], away: frozenset[int]
-    ) -> dict[str, Rendering]:
-        """The regions every tab shares at this version and presence, in one language: drawn once
-        from the spectators' context, whoever looks (``app/web/render.py``)."""
-        made = self.public.get(locale)
-        if made is not None and made[0] is snapshot:
-            return made[1]
-        table = self.shared_table(snapshot, connected, away)
-        spectators = seat_context(
-            snapshot.engine, snapshot.core, None, table, locale, legal=[], form_version=PUBLIC_FORM_VERSION
-        )
-        public = public_renderings(snapshot.engine, spectators, snapshot.status, locale, self.cache)
-        self.public[locale] = (snapshot, public, spectators)
-        return public
 
     def plan(
         self,
@@ -439,30 +179,17 @@ class RoomLive:
         away: frozenset[int],
         everyone: bool,
     ) -> list[tuple[Tab, str]]:
-        """What to send each of ``tabs`` to bring it to ``snapshot`` (a publish's work, in a worker
-        thread); ``everyone``: they are all the room's tabs, and what none shows is let go after."""
+        """What to send each of ``tabs`` to bring it to ``snapshot`` (a publish's work); ``everyone``:
+        they are all the room's tabs, and what none shows is let go after (``RoomRegions.let_go``)."""
+        match = self.match_at(snapshot)
         viewers = {
-            tab: self.viewer(snapshot, tab.seat, tab.locale, connected, away, tab.sent) for tab in tabs
+            tab: self.regions.viewer(snapshot, tab.seat, tab.locale, connected, away, match, tab.sent)
+            for tab in tabs
         }
         messages = bring_up_to_date(tabs, viewers)
         if everyone:
-            self.settle(viewers.values())
+            self.regions.let_go(viewers.values())
         return messages
-
-    def settle(self, viewers: Iterable[Viewer]) -> None:
-        """Once every tab is brought up to date with ``viewers``: forget the renderings no tab shows,
-        and let go of the HTML of each seat's own regions (its tabs were sent it; they keep its
-        digest): a thousand rooms' private regions are ~25 MB. Kept: the public regions, drawn once
-        for every tab, and the spectators' regions, which a crowd of them opening the room is sent
-        from memory (``Fanout.join_from_memory``)."""
-        showing, keeping_html = [], []
-        for viewer in viewers:
-            public = public_regions(viewer.snapshot.engine)
-            for region, rendering in viewer.regions.items():
-                showing.append(rendering)
-                if viewer.seat is None or region in public:
-                    keeping_html.append(rendering)
-        self.cache.sweep(showing, keeping_html)
 
 
 def bring_up_to_date(tabs: list[Tab], viewers: dict[Tab, Viewer]) -> list[tuple[Tab, str]]:
@@ -508,31 +235,26 @@ def _catch_up(tab: Tab, snapshot: RoomSnapshot, regions: AbstractSet[str]) -> st
 
 
 def _message_for(
-    tab: Tab,
-    viewer: Viewer,
-    lines: dict[tuple[int, str], str],
+    tab: Tab, viewer: Viewer, lines: dict[tuple[int, str], str]
 ) -> tuple[str, Mapping[str, Rendering], int]:
+    """The message that brings ``tab`` to ``viewer``'s page, what the tab then has, and the game-log
+    events it then shows."""
     snapshot = viewer.snapshot
-    regions = viewer.regions
-    way = _catch_up(tab, snapshot, regions.keys())
+    way = _catch_up(tab, snapshot, viewer.regions.keys())
     if way == SEATS:
         # The page already shows this version; re-sending it would wipe what the person is typing.
-        message = oob_fragments(viewer.html(["seats"]))
+        message = viewer.swaps(["seats"])
     elif way == PAGE:
-        message = str(regions_container(viewer.page_regions(), oob=True))
+        message = viewer.page()
     else:
-        changed = [
-            region for region, rendering in regions.items() if tab.sent[region].digest != rendering.digest
-        ]
-        message = oob_fragments(viewer.html(changed))
+        message = viewer.swaps(viewer.changed(tab.sent))
         if way == LOG:
-            message += oob_fragments({EVENTS: viewer.events_html()})
-        elif viewer.has_log and tab.events_seen != snapshot.events_total:
-            added = snapshot.events_since(tab.events_seen) or []
-            message += events_added(viewer.lines(added, lines))  # the snapshot keeps ``added``
+            message += viewer.whole_log()
+        else:
+            message += viewer.new_lines(tab.events_seen, lines)  # the snapshot keeps the events
     if snapshot.version != tab.version:
-        message += version_marker(snapshot.version)  # the table moved on: old errors go
-    return message, regions, snapshot.events_total
+        message += viewer.stamp()
+    return message, viewer.regions, snapshot.events_total
 
 
 class Audience(Protocol):
@@ -598,7 +320,7 @@ class Fanout:
             planned = room.plan(snapshot, tabs, connected, away, everyone)
         else:
             planned = await run_in_threadpool(room.plan, snapshot, tabs, connected, away, everyone)
-        published(room.cache, planned)  # /metrics: the regions this publish drew and the bytes it queues
+        published(room.regions.cache, planned)  # /metrics: the regions this publish drew and the bytes it queues
         for number, (tab, message) in enumerate(planned, 1):
             tab.push(message)
             if number % PUSHES_PER_TURN == 0 and number < len(planned):
@@ -610,18 +332,10 @@ class Fanout:
         worker thread each (which other rooms' moves would queue behind). If the room moved on since,
         its next publish brings the tab along like any other."""
         snapshot = room.latest
-        if (
-            snapshot is None
-            or room.viewers_key is None
-            or room.viewers_key[:2]
-            != (
-                snapshot.version,
-                self.audience.connected(code),
-            )
-        ):
+        if snapshot is None:
             return False
-        viewer = room.viewers.get((tab.seat, tab.locale))
-        if viewer is None or not viewer.page_ready:
+        viewer = room.regions.known(snapshot, tab.seat, tab.locale, self.audience.connected(code))
+        if viewer is None:
             return False
         # a page of this version is sent the seats alone (who is here may have changed), else the page
         if not viewer.drawn(["seats"] if tab.page_version == snapshot.version else viewer.regions):
@@ -637,7 +351,7 @@ class Fanout:
             frozenset() if seat is None else frozenset({seat})
         )
         away = self.audience.away(snapshot.code, snapshot, connected)
-        return Viewer(room, snapshot, seat, locale, connected, away).page_regions()
+        return room.regions.page_regions(snapshot, seat, locale, connected, away, room.match_at(snapshot))
 
     def busy(self) -> bool:
         """Whether a publish runs or a push waits to be sent (tests wait until neither does)."""

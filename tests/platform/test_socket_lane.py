@@ -1,5 +1,5 @@
-"""The fast lane (``app/web/fast_lane.py``): a move's two requests reach the routers' own endpoints
-ahead of the routing, behind every guard, and are answered as the router would answer them."""
+"""The socket lane (``app/web/socket_lane.py``): a tab's socket reaches the router's own endpoint past
+the routing, behind every guard; a move's requests take the routers' way and answer as before."""
 
 from __future__ import annotations
 
@@ -14,24 +14,11 @@ from starlette.testclient import WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
 from app.config import Settings
-from app.web import api, fast_lane, pages
+from app.web import pages, socket_lane
 from app.web.app import create_app
-from app.web.fast_lane import ROUTES
 from app.web.limits import live_socket_code
 from tests.platform.test_api import auth, new_qe_room
 from tests.support import declared_routes
-
-
-def test_the_lane_serves_only_what_the_routers_declare(settings: Settings) -> None:
-    declared = {
-        (method, path): endpoint for method, path, endpoint in declared_routes(create_app(settings).routes)
-    }
-    assert declared[("POST", "/r/{code}/act")] is pages.act is ROUTES["POST"][1]
-    assert declared[("GET", "/api/rooms/{code}")] is api.get_room  # what room_answer calls
-    assert ROUTES["GET"][1] is api.room_answer
-    for pattern, _ in ROUTES.values():  # one path segment for the code, as Starlette's {code}
-        assert pattern.fullmatch("/api/rooms/abc/def") is None
-        assert pattern.fullmatch("/r/abc/def/act") is None
 
 
 def test_its_answers_are_the_routers(settings: Settings) -> None:
@@ -55,11 +42,11 @@ def test_its_answers_are_the_routers(settings: Settings) -> None:
         cross_site = client.post(
             f"/r/{code}/act", data={"version": "1"}, headers={"Origin": "https://evil.example"}
         )
-        assert cross_site.status_code == 403  # refused by the guards before the lane
+        assert cross_site.status_code == 403  # refused by the guards
 
 
 @pytest.mark.parametrize("path", ["/api/rooms/{code}", "/r/{code}/act"])
-def test_a_failure_in_the_lane_is_the_server_error_answer(settings: Settings, path: str) -> None:
+def test_a_failure_in_a_moves_request_is_the_server_error_answer(settings: Settings, path: str) -> None:
     app = create_app(settings)
     with TestClient(app, raise_server_exceptions=False) as client:
         code, _ = new_qe_room(client, 3)
@@ -89,7 +76,7 @@ def test_a_tabs_socket_is_served_by_the_lane(settings: Settings, monkeypatch: py
         served.append(arguments[1])
         await pages.room_socket(*arguments)
 
-    monkeypatch.setattr(fast_lane, "room_socket", counted)
+    monkeypatch.setattr(socket_lane, "room_socket", counted)
     with TestClient(create_app(settings)) as client:
         code, tokens = new_qe_room(client, 3)
         with client.websocket_connect(

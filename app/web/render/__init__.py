@@ -36,6 +36,7 @@ from jinja2.parser import Parser
 from jinja2.runtime import Context, Macro
 from markupsafe import Markup, escape
 
+from app.config import get_settings
 from app.games.base import Engine, State, visible_events
 from app.games.registry import package_of
 from app.i18n import (
@@ -55,7 +56,7 @@ from app.i18n import (
 from app.rooms.writer import TIMED_OUT
 from app.web.assets import asset_url
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 TEMPLATES = ROOT / "templates"
 SEAT_COLOURS = 5  # player colours in bourse.css (--seat-0 ... --seat-4), one per seat, with its number
 
@@ -152,9 +153,11 @@ class FragmentCache(Extension):
         return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
 
     def _fragment(self, context: Context, value: Any, caller: Callable[[], str]) -> Markup:
+        room: RoomFragments | None = context.parent.get(FRAGMENTS)  # not a recorded read
+        if room is PLAIN_FRAGMENTS or (room is None and is_plain()):
+            return Markup(caller())
         # keys may hold lists and dicts (a player's tiles): their exact bytes (``value_bytes``)
         key = value_bytes(value)
-        room: RoomFragments | None = context.parent.get(FRAGMENTS)  # not a recorded read
         if room is not None:
             return room.fragment(str(self.environment.globals["locale"]), key, caller)
         fragment = self.fragments.get(key)
@@ -166,6 +169,12 @@ class FragmentCache(Extension):
 
 
 FRAGMENTS = "__bourse_fragments__"  # the context entry holding a room's fragments while it renders
+
+
+def is_plain() -> bool:
+    """Whether this process runs plain (``BOURSE_PLAIN``): no region cache, no fragment cache, every
+    region drawn afresh and sent whole."""
+    return get_settings().plain
 
 
 FragmentKey = bytes  # a digest of the language and the key's bytes (one object: a pair was ~60 bytes more)
@@ -195,6 +204,8 @@ class RoomFragments:
         self.store[digest] = fragment.encode()
         return fragment
 
+
+PLAIN_FRAGMENTS = RoomFragments({}, set())  # a plain cache's drawings: every ``{% cache %}`` block is run
 
 TEXTS_KEPT = 4096  # translated texts without values a locale's environment keeps
 
@@ -788,7 +799,9 @@ class RegionCache:
 
     KEEP = 12
 
-    def __init__(self) -> None:
+    def __init__(self, plain: bool | None = None) -> None:
+        """``plain``: keep nothing, draw every region afresh (``is_plain()`` when not given)."""
+        self.plain = is_plain() if plain is None else plain
         self._entries: dict[tuple[str, str], list[Rendering]] = {}
         self._fragments: dict[FragmentKey, bytes] = {}  # the room's ``{% cache %}`` fragments
         self._guard = threading.Lock()
@@ -835,6 +848,12 @@ class RegionCache:
         (its HTML may have been let go: ``html``), or a new one. ``hint``: the one this viewer's tab
         shows, looked at first: a seat's region mostly stays as it was, and its rendering is among
         the other seats' (the last looked up first), each compared until a read differs."""
+        if self.plain:
+            html = self._draw(env, template, context)[0]
+            with self._guard:
+                self.renders += 1
+                self.renders_of[region] += 1
+            return Rendering((), (), html, digest_of(html), self._generation, ())
         key = (locale, region)
         with self._guard:
             entries = self._entries.setdefault(key, [])
@@ -890,7 +909,7 @@ class RegionCache:
     ) -> tuple[Html, set[tuple[str, Any]], set[FragmentKey]]:
         """The template drawn from ``context``: its HTML, what it read, the fragments it used."""
         reads: set[tuple[str, Any]] = set()
-        fragments = RoomFragments(self._fragments, set())
+        fragments = PLAIN_FRAGMENTS if self.plain else RoomFragments(self._fragments, set())
         me = context.values.get("me")
         table = context.values.get("table")
         values = {
