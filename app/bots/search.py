@@ -20,8 +20,10 @@ worth there (Basari: at the scoring of the round, points ahead of the best rival
 (Basari's offers) and a choice drawn by the searched values (Basari's action card).
 
 The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
-when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first; ``safe_decision`` keeps its
-guard behind it. The engines stay pure: the clock is read here only.
+when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first, but not before
+``FLOOR_ROUNDS`` rounds (unless ``FLOOR_SHARE`` of the budget has gone): on a busy host the clock alone
+left it a playout or two, and it played like the normal bot. ``safe_decision`` keeps its guard
+behind it. The engines stay pure: the clock is read here only.
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ from app.games.base import (
 from app.games.registry import determinizer_of, search_hooks_of
 
 THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand and a busy machine
+# Rounds of playouts (every candidate once a round) the clock may not cut short, so that a busy
+# host's search still compares its candidates over a few worlds, unless FLOOR_SHARE of the budget's
+# seconds has gone (below app.bots.GRACE, where the table stops waiting and plays at random).
+FLOOR_ROUNDS = 3
+FLOOR_SHARE = 1.2
 MAX_CANDIDATES = 8
 BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out
@@ -119,7 +126,8 @@ def strong_action(
     thought = thought if thought is not None else Thought()
     deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
     hooks = search_hooks_of(engine.info.id)
-    candidates = weigh(engine, view, seat, legal, rng, budget, deadline, hooks, thought)
+    floor = Floor(FLOOR_ROUNDS, deadline + (FLOOR_SHARE - THINK_SHARE) * budget.seconds)
+    candidates = weigh(engine, view, seat, legal, rng, budget, deadline, hooks, thought, floor)
     temperature = None if hooks.choice_temperature is None else hooks.choice_temperature(view)
     if temperature is not None:
         return drawn_by_mean(candidates, temperature, rng).action

@@ -290,3 +290,19 @@ def test_a_short_sample_of_strong_against_normal_in_each_ordering(game: str) -> 
         assert not summary.failures, summary.failures
         thoughts = [t for r in summary.records for t in r.thoughts]
         assert thoughts and all(t.fallback is None for t in thoughts)
+
+
+def test_a_busy_clock_cannot_cut_the_searchs_first_rounds() -> None:
+    """With its clock already run out (a host so busy the search got no time), the strong bot still
+    plays every candidate out ``FLOOR_ROUNDS`` times, within the table's limit."""
+    from app.bots.search import FLOOR_ROUNDS
+
+    engine = ENGINES["qe"]
+    state, seat = positions("qe", 4, seed=3, every=5)[1]
+    view = engine.view(state, seat)
+    legal = engine.legal_actions(state, seat)
+    thought = Thought()
+    budget = Budget(seconds=30, iterations=200)
+    strong_action(engine, view, seat, legal, random.Random(1), budget, thought, deadline=time.monotonic() - 1)
+    assert thought.candidates > 1
+    assert thought.playouts == FLOOR_ROUNDS * thought.candidates
