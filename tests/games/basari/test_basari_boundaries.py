@@ -150,6 +150,22 @@ def test_sole_d_with_one_gem_in_the_bank_still_takes_two() -> None:
     assert sum(state["bank"].values()) == 0
 
 
+# --- action D: five players only (遊戲進行(5人)) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "has_d"), [(4, False), (5, True)])
+def test_action_card_d_is_dealt_with_five_players_not_four(players: int, has_d: bool) -> None:
+    """遊戲進行(5人): 每位玩家拿取四張行動牌 (ABCD 各一張) — four players hold A, B and C only."""
+    state = table(players)
+    options = ENGINE.legal_actions(state, 0)[0]["params"]["card"]["options"]
+    assert ("D" in options) is has_d
+    if has_d:
+        assert ENGINE.apply(state, 0, {"type": "choose", "card": "D"})["chosen"][0] == "D"
+    else:
+        with pytest.raises(IllegalAction, match="A, B, C"):
+            ENGINE.apply(state, 0, {"type": "choose", "card": "D"})
+
+
 # --- the number of gems (遊戲盒內容: 88 顆寶石，四色各 22 顆) ----------------------------------------------------------
 
 

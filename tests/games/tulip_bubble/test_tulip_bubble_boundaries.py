@@ -121,6 +121,29 @@ def test_two_or_six_players_are_refused(players: int) -> None:
         ENGINE.setup(players, {}, seed=1)
 
 
+# --- one collector a round (2 卖给收藏家) ---------------------------------------------------------------------
+
+
+def test_the_one_collector_a_round_is_available_again_the_next_round() -> None:
+    """2 卖给收藏家: 你一回合只能卖给一位收藏家 — the limit is per round: Charles, who sold to a collector
+    this round, may sell to one again once the next round's selling phase comes to him."""
+    servant_order = ["red-C1-2", "red-C2-2", "red-C3-2"]
+    state = table(
+        levels=LEVELS,
+        rows=ROWS,
+        hands={CHARLES: servant_order},
+        collectors=[["nobleman"], ["crusader"], ["servant", "scholar"]],
+        market_deck=["rise:red", "burst"],
+    )
+    state["collector_sold"] = [CHARLES]
+    state = play(at_last_placement(state), (state["turn"], {"type": "end_turn"}))
+    assert state["round"] == 3 and state["phase"] == "selling" and ENGINE.to_act(state) == [CHARLES]
+    assert "sell_to_collector" in types(state, CHARLES)
+    order = {"type": "sell_to_collector", "collector": "servant", "cards": ",".join(servant_order)}
+    state = play(state, (CHARLES, order))
+    assert state["hands"][CHARLES] == [] and state["collectors"][2] == ["scholar"]
+
+
 # --- cash against a price: redeem, sell a mortgage, pay in cash -----------------------------------------
 
 
@@ -256,11 +279,12 @@ def test_one_mortgage_leaves_two_purchase_tokens_for_the_first_turn() -> None:
     [
         ({"red": 6, "white": 1, "yellow": 2}, "red", 1, 7),  # VI + 1 reaches the ceiling VII
         ({"red": 7, "white": 1, "yellow": 2}, "red", 1, 7),  # VII + 1 stays on VII
+        ({"red": 6, "white": 7, "yellow": 2}, "red", 1, 6),  # VI + 1 onto a taken VII stays on VI
         ({"red": 3, "white": 6, "yellow": 7}, "red", -2, 1),  # III − 2 reaches the floor I
         ({"red": 2, "white": 6, "yellow": 7}, "red", -2, 1),  # II − 2 runs past I and settles on I
         ({"red": 1, "white": 6, "yellow": 7}, "red", -2, 1),  # I − 2 stays on I
     ],
-    ids=["VI-up-to-VII", "VII-stays", "III-down-to-I", "II-settles-on-I", "I-stays"],
+    ids=["VI-up-to-VII", "VII-stays", "VI-onto-taken-VII", "III-down-to-I", "II-settles-on-I", "I-stays"],
 )
 def test_price_levels_stop_at_one_and_seven(levels: dict[str, int], colour: str, steps: int, to: int) -> None:
     """1-1 红字提示: 价格等级下限为 I，上限为 VII，若已达上下限而无法移动时，则会停在最接近的价格等级空位上."""

@@ -65,6 +65,7 @@ def test_2_purchase_needs_cash_of_exactly_the_current_price(cash: int, can: bool
     state = table()
     state["price"]["orange"] = cell_of(250)
     state["cash"][ANN] = cash
+    state["buyers"][CHARLES] = ["orange", "purple", "purple"]  # a 1 that wins when Ann's 2 is void
     assert (data.PURCHASE in offered(play(state, BILL, type="sell", colour="orange"), ANN)) is can
     state = bill_sells(state, "orange", {ANN: data.PURCHASE, CHARLES: data.PURCHASE_BY_PROXY})
     assert state["last_sale"]["cards"][ANN] == (data.PURCHASE if can else data.PASS)
