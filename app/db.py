@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine, ExceptionContext, make_url
+from sqlalchemy.engine import Connection, Dialect, Engine, ExceptionContext, make_url
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
@@ -71,24 +71,17 @@ class WriteCursor:
         dbapi = connection.connection.dbapi_connection
         assert dbapi is not None
         self._cursor = dbapi.cursor()
-        self._refused: type[Exception] = connection.dialect.loaded_dbapi.OperationalError
 
     def execute(self, statement: Statement, params: Mapping[str, Any]) -> Any:
         """Run one statement; the driver's cursor (``fetchone``, ``rowcount``)."""
-        try:
+        with _driver_errors_counted(self.connection.dialect):
             self._cursor.execute(statement.sqlite if self.is_sqlite else statement.postgres, params)
-        except self._refused:  # the driver's own error, which SQLAlchemy never sees (``_count_error``)
-            metrics.database_error()
-            raise
         return self._cursor
 
     def executemany(self, statement: Statement, params: Sequence[Mapping[str, Any]]) -> None:
         if params:
-            try:
+            with _driver_errors_counted(self.connection.dialect):
                 self._cursor.executemany(statement.sqlite if self.is_sqlite else statement.postgres, params)
-            except self._refused:
-                metrics.database_error()
-                raise
 
     def timestamp(self, when: datetime) -> Any:
         """``when`` as SQLAlchemy stores a ``DateTime`` column: on SQLite its text without the zone."""
@@ -145,11 +138,9 @@ class Database:
         try:
             cursor = connection.cursor()
             try:
-                cursor.execute(sql, params)
-                found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
-            except self.reader.dialect.loaded_dbapi.OperationalError:  # as in ``WriteCursor.execute``
-                metrics.database_error()
-                raise
+                with _driver_errors_counted(self.reader.dialect):
+                    cursor.execute(sql, params)
+                    found = cursor.fetchall() if limit is None else cursor.fetchmany(limit)
             finally:
                 cursor.close()
         finally:
@@ -190,6 +181,17 @@ def _count_error(context: ExceptionContext) -> None:
     the database refused or was lost (not a constraint another process won, which callers expect)."""
     if context.is_disconnect or isinstance(context.sqlalchemy_exception, OperationalError):
         metrics.database_error()
+
+
+@contextmanager
+def _driver_errors_counted(dialect: Dialect) -> Iterator[None]:
+    """The driver's own errors on a raw cursor (``WriteCursor``, ``Database.rows``), which SQLAlchemy
+    never sees, counted as ``_count_error`` counts its own."""
+    try:
+        yield
+    except dialect.loaded_dbapi.OperationalError:
+        metrics.database_error()
+        raise
 
 
 def _configure_sqlite(engine: Engine, immediate: bool) -> None:
