@@ -8,9 +8,9 @@ WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error
 
-# The app as a wheel: the translation catalogues compiled (.po to .mo) with Babel, then packed, with
-# the .mo files and without the .po, by setuptools. Only this stage has those two (the lock's
-# versions, hash-checked), so neither is in the image's runtime set.
+# The app as a wheel: the translation catalogues compiled (.po to .mo) with Babel, which only this
+# stage has, then packed, with the .mo files and without the .po, by setuptools (both the lock's
+# versions, hash-checked).
 FROM ${PYTHON_IMAGE} AS wheel
 WORKDIR /build
 COPY requirements/dev.txt ./requirements/dev.txt
