@@ -1,21 +1,21 @@
-"""How a server process uses Python's cycle collector (``python -m app`` starts a ``Collector``).
+"""How a server process uses Python's cycle collector (``python -m app`` starts a ``Collector``;
+with ``BOURSE_PLAIN=1`` it freezes what exists once after start-up instead).
 
 CPython's collector looks at every object of the generations it collects in one pass, holding the
-interpreter lock: while it runs, no room moves. A server of 1000 rooms with 5000 open tabs tracks
-~700 thousand objects (each tab's socket ~140: its coroutines, buffers and handshake), and every
-move leaves ~180 new ones (a snapshot, its views, renderings) that live until the room's next move.
-Left to itself the collector promoted them to its oldest generation, and each time a quarter of
-what that held had come in, it looked at all of it again: a pause of ~0.5 s, every ~16 s at one
-move a room every 50 s (BENCHMARKS.md). Its young passes grew too (40 thousand objects, 20-35 ms):
-a move's objects replace the last move's, so the count that starts a young pass (allocations less
-deallocations) hardly rises while what it looks at does.
+interpreter lock: while it runs, no room moves. A server of a thousand rooms tracks hundreds of
+thousands of objects (each tab's socket holds its coroutines, buffers and handshake), and every move
+leaves new ones (a snapshot, its views, renderings) that live until the room's next move. Left to
+itself the collector promoted them to its oldest generation, and each time a quarter of what that held
+had come in, it looked at all of it again: pauses long enough to show in every room's latency
+(BENCHMARKS.md). Its young passes grew too: a move's objects replace the last move's, so the count
+that starts a young pass (allocations less deallocations) hardly rises while what it looks at does.
 
 So every tenth of a second the young objects are collected and what survived is frozen
 (``gc.freeze``): no pass looks at it again, and it is freed as usual when nothing refers to it any
 more. A frozen object is no longer collected as part of a garbage cycle, though. Playing makes
-none (counted under load: BENCHMARKS.md); opening pages and sockets leaves one object in three or
-so. So every ``full_every`` seconds everything is unfrozen and collected in one full pass: the
-pause of before, once in ten minutes instead of several times a minute.
+none; opening pages and sockets leaves some. So every ``full_every`` seconds everything is unfrozen
+and collected in one full pass: the pause of before, once in ten minutes instead of several times a
+minute.
 """
 
 from __future__ import annotations

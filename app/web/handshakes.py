@@ -1,15 +1,18 @@
 """WebSocket handshakes taken a few at a time, so that a crowd opening sockets at once does not stall
-every other room (``python -m app`` serves HTTP with ``PacedHttpProtocol``).
+every other room (``python -m app`` serves HTTP with ``PacedHttpProtocol``; with ``BOURSE_PLAIN=1``
+uvicorn's own protocol).
 
-A socket's handshake costs the event loop about a millisecond (the upgrade, the app's guards, the tab's
-first message). uvloop reads every connection that is ready in one turn of the loop, so a thousand
+A socket's handshake costs the event loop real work (the upgrade, the app's guards, the tab's first
+message). uvloop reads every connection that is ready in one turn of the loop, so a thousand
 spectators opening a room together were a thousand handshakes in a row, and every other room's moves
-waited behind them: ~0.4 s (the bare uvicorn floor waits ~0.23 s; BENCHMARKS.md). Here a connection
-whose request asks for a WebSocket upgrade stops being read and waits its turn once more than
-``HANDSHAKES_PER_TURN`` have started in the last ``TURN_SECONDS``; the rest of the loop's work runs in
-between. Plain requests (pages, moves, lookups) are never held, and a tab opened alone starts at once.
-At most 1000 handshakes a second start this way: a thousand tabs reconnecting after a restart are all
-back within a second or two, as fast as the loop took them before.
+waited behind them (BENCHMARKS.md, the spectator flood). Here a connection whose request asks for a
+WebSocket upgrade stops being read and waits its turn once more than ``HANDSHAKES_PER_TURN`` have
+started in the last ``TURN_SECONDS``; the rest of the loop's work runs in between. Plain requests
+(pages, moves, lookups) are never held, and a tab opened alone starts at once.
+
+uvicorn offers no public hook for this: ``PacedHttpProtocol`` subclasses its httptools protocol and
+overrides ``handle_websocket_upgrade``, so it is tied to the uvicorn version in the lock (a test runs
+a crowd through it) and is the first thing to switch off (``BOURSE_PLAIN``) when uvicorn changes.
 """
 
 from __future__ import annotations

@@ -46,20 +46,20 @@ from app.web.render.room import NOTHING_SENT, Rendering, RoomRegions, Viewer, re
 
 OUTBOX_LIMIT = 64  # messages a tab may fall behind before it is disconnected to catch up afresh
 # Tabs pushed to in one turn of the event loop: each push wakes its tab's sender, and a crowd's
-# thousand sends in one turn (~70 ms) held every other room's moves; spread out, they wait a few ms.
+# thousand sends in one turn held every other room's moves; spread out, they wait a little.
 PUSHES_PER_TURN = 100
 # A publish to at most this many tabs that reads nothing is planned on the event loop: a room of five
-# seats' tabs and a few spectators' (a Q.E. move's plan takes ~1-3 ms of CPU, and in a worker thread
-# it held the interpreter's lock as long, plus the hop: ~0.1 ms of CPU, and the lock's hand-offs).
+# seats' tabs and a few spectators' (in a worker thread a plan held the interpreter's lock as long as
+# on the loop, plus the hop there and back, and the lock's hand-offs).
 # A crowd's plan may take longer than the interpreter's switch interval: in a worker thread the loop
-# still gets the lock every 5 ms.
+# still gets the lock at every switch interval.
 LOOP_PLAN_TABS = 16
 
 
 class Outbox:
     """A tab's messages waiting to be sent, in order (``None``: close the tab). The few operations
     its sender needs on one deque: an ``asyncio.Queue`` holds three deques and an event per tab. The
-    deque exists only while messages wait (an empty one is ~600 bytes, and most tabs wait for the next
+    deque exists only while messages wait (an empty one is not small, and most tabs wait for the next
     move most of the time)."""
 
     __slots__ = ("_messages", "_waiter")
@@ -125,7 +125,7 @@ class Tab:
                     return
                 await self.socket.send_text(message)
                 # Not kept while waiting for the next one: an idle tab would hold its last message
-                # (its first is its whole page, ~24 KB) for as long as it stays open.
+                # (its first is its whole page) for as long as it stays open.
                 del message
                 self.unsent -= 1
         except Exception:  # a closed socket: its own handler will leave

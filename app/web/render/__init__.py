@@ -66,7 +66,7 @@ class _Environment(Environment):
 
     Jinja layers a template's globals over the environment's as a ``ChainMap``, which every render,
     include and import then walks in Python (copied into each context, its keys diffed at each
-    ``{% import %}``): an eighth of a publish's time. ``environment`` sets every global before
+    ``{% import %}``): a good part of a publish's time. ``environment`` sets every global before
     the first template loads and none after, as Jinja asks anyway, so one flat copy says the same.
     """
 
@@ -177,7 +177,7 @@ def is_plain() -> bool:
     return get_settings().plain
 
 
-FragmentKey = bytes  # a digest of the language and the key's bytes (one object: a pair was ~60 bytes more)
+FragmentKey = bytes  # a digest of the language and the key's bytes (one object, smaller than a pair)
 
 
 class RoomFragments:
@@ -216,7 +216,7 @@ def _direct_gettext(catalogue: Any) -> tuple[Callable[..., Markup], Callable[...
     The same results (the translation is markup, its ``%(name)s`` values are escaped, and it is always
     formatted, so a literal % is written %%), without the per-call context lookups of the extension's
     versions, which were a good part of every render. Every template here is autoescaped (.html).
-    A message without values is translated and formatted once (~90 calls a move, most of them
+    A message without values is translated and formatted once (most calls a move make are
     without values); a template translates only its own texts and the games' names, so the memo
     stays small, and is started afresh past ``TEXTS_KEPT`` all the same.
     """
@@ -302,7 +302,7 @@ def _region_templates(
     game_id: str, game_regions: tuple[str, ...], status: str
 ) -> tuple[tuple[str, str], ...]:
     """Made once per game and state: a room's viewers, renderings and tabs keep the ids as keys, and
-    each call made new strings of them (~2.5 KB a Q.E. room)."""
+    each call made new strings of them."""
     regions = [("status", "platform/status.html"), ("seats", "platform/seats.html")]
     if status == "waiting":
         regions.append(("lobby", "platform/lobby.html"))
@@ -342,8 +342,8 @@ def seat_context(
     version the seat's forms name (its legal version: it moves only when its legal actions do)."""
     view = engine.view(core, seat) if core is not None else {}
     # bots' names in the reader's language; the room's own list where none changes (in English), as
-    # renderings that read the players keep what they read: a copy per viewer and version was ~4 KB
-    # a bot game's room
+    # renderings that read the players keep what they read: a copy per viewer and version adds up
+    # in a bot game's room
     if any(p.get("is_bot") and person_name(locale, p["name"]) != p["name"] for p in table.players):
         bots = [
             {**p, "name": person_name(locale, p["name"])} if p.get("is_bot") else p for p in table.players
@@ -460,7 +460,7 @@ class _Recorded(Context):
         that asks for no context (``_``, ``ngettext``, ``name``, ``listed``…: most calls a render
         makes) and for a template's macro (which asks for the evaluation context), which Jinja's
         version probed for that twice a call: a form's fields and a card's picture are macros, a
-        decision calls ~30 of them."""
+        decision calls dozens of them."""
         if type(__obj) is Macro:
             args = (__self.eval_ctx, *args)
         else:
@@ -643,22 +643,21 @@ def _input(read: tuple[str, Any], context: SeatContext) -> Any:
 Html = bytes
 """A region's HTML as a room keeps it: UTF-8. Kept as ``str``, nearly every region (its "·", "★" or
 "ƒ") would take two bytes a character; as UTF-8 the markup, most of it, takes one (a Q.E. room's
-renderings 65 -> 37 KB). Shared as they are, compared by digest (``Rendering``); decoded only into
-what is sent. (Kept deflated they took a third of that, but a busy server then did a fifth fewer
-moves: BENCHMARKS.md.)"""
+renderings nearly halved: BENCHMARKS.md history). Shared as they are, compared by digest (``Rendering``); decoded only into
+what is sent. (Kept deflated they took less still, but a busy server then did fewer moves.)"""
 
 
 Digest = int
 """What stands for a rendering's HTML, what a tab is known to have been sent: its length and Python's
-keyed hash (SipHash, its key random per process, which is the only one to compare them): a fifth of
-blake2b's time, and 36 bytes where blake2b's took 49 (a thousand rooms keep ~25 thousand)."""
+keyed hash (SipHash, its key random per process, which is the only one to compare them): much
+quicker than blake2b, and smaller (a thousand rooms keep tens of thousands)."""
 
 
 def digest_of(html: Html) -> Digest:
     return len(html) << 64 | hash(html) & 0xFFFF_FFFF_FFFF_FFFF
 
 
-@dataclass(slots=True)  # a thousand rooms keep ~25 thousand
+@dataclass(slots=True)  # a thousand rooms keep tens of thousands
 class Rendering:
     """One drawing of a region: what its template read, the values it read, and its HTML.
 
@@ -673,14 +672,14 @@ class Rendering:
     digest: Digest
     used: int  # the sweep generation it was last used in
     # the room's fragments it was drawn with (kept with it); a tuple: most have none, and an empty
-    # frozenset is ~200 bytes of its own where the empty tuple is one shared object
+    # frozenset is an object of its own where the empty tuple is one shared object
     fragments: tuple[FragmentKey, ...]
 
 
 # What renderings read, kept once per process and by the set a drawing noted: a region's renderings,
 # in every room of a game, mostly read the same names and paths, and each rendering kept its own copy
-# of them (~25 KB a room); and putting a set in order (``_read_order``: a ``repr`` a read) cost more
-# than a new rendering's other bookkeeping together. The four games make ~300 distinct sets.
+# of them; and putting a set in order (``_read_order``: a ``repr`` a read) cost more
+# than a new rendering's other bookkeeping together. The four games make a few hundred distinct sets.
 _READS_SEEN: dict[frozenset[tuple[str, Any]], tuple[tuple[str, Any], ...]] = {}
 READS_SEEN_LIMIT = 8192  # distinct read sets kept; past it the table starts afresh
 
@@ -707,7 +706,7 @@ DIGESTED_FROM = 512  # bytes of a list's or dict's ``value_bytes`` from which a 
 def value_bytes(value: Any) -> bytes:
     """Bytes equal only for equal values: a view's plain data as ``marshal`` writes it (format 2,
     the last that writes values alone: later ones mark which objects are shared or interned, which
-    equal values need not be), a quarter of ``repr``'s time for a history or a player's tiles; what
+    equal values need not be), quicker than ``repr`` for a history or a player's tiles; what
     it cannot write (a template's wrapper of a view, ``Markup``) as its ``repr``, after a byte no
     marshal output starts with. Values equal in another form (a dict built in another order, a set
     iterated otherwise) may give other bytes: what reads them is drawn again, never wrongly kept."""
