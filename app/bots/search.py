@@ -147,17 +147,21 @@ def weigh(
     thought: Thought | None = None,
     floor: Floor | None = None,
     most: int = MAX_CANDIDATES,
+    first: Action | None = None,
 ) -> list[Candidate]:
     """The candidates for this decision (the normal bot's move first, at most ``most``), each played
     out in the same worlds drawn from ``view``, round after round, until ``budget.iterations``
     playouts or ``deadline`` (``time.monotonic``); the clock cannot stop the first rounds that
-    ``floor`` asks for before its own hard deadline. A search, a hint and a review all weigh their
-    options here."""
+    ``floor`` asks for before its own hard deadline; ``first``, if given, is weighed first (a
+    review's move played). A search, a hint and a review all weigh their options here."""
     thought = thought if thought is not None else Thought()
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     determinize = determinizer_of(engine.info.id)
     own = None if hooks.candidates is None else hooks.candidates(view, seat)
-    candidates = [Candidate(action) for action in candidate_actions(normal, legal, rng, own)[:most]]
+    actions = candidate_actions(normal, legal, rng, own)
+    if first is not None:
+        actions = [first, *(action for action in actions if action != first)]
+    candidates = [Candidate(action) for action in actions[:most]]
 
     def worlds(draws: random.Random) -> State:
         return determinize(view, seat, draws)

@@ -32,6 +32,7 @@ from app.cleanup import sweep_periodically
 from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_, Budget
+from app.learn.review import Reviewer
 from app.learn.workers import LearnWorkers
 from app.lease import Leases, RedisLeases
 from app.rooms import RoomError, RoomService
@@ -81,6 +82,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
     thinkers = Thinkers()  # strong bots think in a niced process of their own, off the event loop
     learning = LearnWorkers()  # and hints and reviews in processes of their own, niced further
+    reviewer = Reviewer(service, learning)
     service.turns.strong_search = thinkers.search
     broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
     leases = (
@@ -112,6 +114,8 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
             playing = []
         for code in playing:
             live.bots.kick(code)  # bots resume where a restart left them
+        with contextlib.suppress(OperationalError):
+            await run_in_threadpool(reviewer.resume)  # and so do reviews
         sweeper = (
             asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
         )
@@ -148,6 +152,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.state.push = push
     app.state.limits = limits = Limits(settings)
     app.state.learn = learning
+    app.state.reviewer = reviewer
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
