@@ -57,7 +57,7 @@ THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand a
 # host's search still compares its candidates over a few worlds, unless FLOOR_SHARE of the budget's
 # seconds has gone (below app.bots.GRACE, where the table stops waiting and plays at random).
 FLOOR_ROUNDS = 3
-FLOOR_SHARE = 1.2
+FLOOR_SHARE = 1.0
 MAX_CANDIDATES = 8
 BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out

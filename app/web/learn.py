@@ -1,10 +1,11 @@
 """Learning at the table, on the web: practice rooms, the search's hints (the JSON API and the room
-page's "Hint" button) and the coach panel (``app.learn``).
+page's "Hint" button), the coach panel and the review after the game (``app.learn``).
 
 Every answer here is one seat's, from that seat's view: a spectator, another seat or a table that
-does not allow hints gets nothing (403), and a seat that has no decision now gets 409. A hint is
-thought in the niced workers of ``app.learn.workers`` and counts against the caller's "act" rate
-limit, as a move does.
+does not allow hints gets nothing (403), and a seat that has no decision now gets 409 (a review: a
+game not over yet). Hints and reviews are thought in the niced workers of ``app.learn.workers``; a
+hint and a review queued count against the caller's "act" rate limit, as a move does. Nothing here
+goes over the room's socket: each tab fetches its own seat's panel.
 """
 
 from __future__ import annotations
