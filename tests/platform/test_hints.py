@@ -96,6 +96,8 @@ def test_hints_are_refused_where_the_table_does_not_allow_them_and_to_anyone_but
     others = [seat for seat in range(3) if seat not in room["to_act"]]
     assert client.get(f"/api/rooms/{code}/hint").status_code == 403  # a spectator
     assert client.get(f"/r/{code}/hint").status_code == 403
+    assert "hint-button" not in client.get(f"/r/{code}/coach").text
+    assert 'id="coach"' not in client.get(f"/r/{code}").text
     for other in others:  # a seat the game is not waiting for
         assert client.get(f"/api/rooms/{code}/hint", headers=auth(tokens[other])).status_code == 409
     assert client.get(f"/api/rooms/{code}/hint", headers=auth("not-a-seat")).status_code == 403
