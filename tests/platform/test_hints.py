@@ -183,3 +183,22 @@ def test_a_hint_is_unchanged_when_another_seats_secrets_change(game: str) -> Non
         if tried == 4:
             break
     assert tried == 4
+
+
+def test_a_process_thinks_a_capped_number_of_hints_at_once_and_keeps_the_last_ones() -> None:
+    from app.learn import workers as learn_workers
+
+    engine = ENGINES["qe"]
+    state = engine.setup(3, {}, 4)
+    seat = engine.to_act(state)[0]
+    view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+    thinking = LearnWorkers(processes=False)
+    for _ in range(learn_workers.HINTS_AT_ONCE):  # as many hints as are allowed at once, under way
+        assert thinking._hints.acquire(blocking=False)
+    with pytest.raises(learn_workers.Busy) as busy:
+        thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7)
+    assert busy.value.status == 503
+    thinking._hints.release()
+    first = thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7)
+    thinking._hints.acquire(blocking=False)  # the last slot taken again: the same moment is kept
+    assert thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7) == first
