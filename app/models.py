@@ -169,3 +169,23 @@ class ServerKey(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=40)
     value: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Review(SQLModel, table=True):
+    """The review of one seat's decisions in a finished game (``app.learn.review``), kept with the
+    room: filled in a decision at a time, in order, so that a restart resumes it where it was."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("room_id", "seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    room_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("rooms.id", ondelete="CASCADE"), nullable=False)
+    )
+    seat: int
+    status: str = Field(default="queued", max_length=16)  # queued | done
+    decisions: int = 0  # the seat's decisions with a choice to weigh
+    reviewed: int = 0  # how many of them are weighed (the first ones, in the game's order)
+    marks: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # JSON: the marked decisions
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

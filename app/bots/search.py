@@ -57,7 +57,7 @@ THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand a
 # host's search still compares its candidates over a few worlds, unless FLOOR_SHARE of the budget's
 # seconds has gone (below app.bots.GRACE, where the table stops waiting and plays at random).
 FLOOR_ROUNDS = 3
-FLOOR_SHARE = 1.2
+FLOOR_SHARE = 1.0
 MAX_CANDIDATES = 8
 BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out
@@ -147,17 +147,21 @@ def weigh(
     thought: Thought | None = None,
     floor: Floor | None = None,
     most: int = MAX_CANDIDATES,
+    first: Action | None = None,
 ) -> list[Candidate]:
     """The candidates for this decision (the normal bot's move first, at most ``most``), each played
     out in the same worlds drawn from ``view``, round after round, until ``budget.iterations``
     playouts or ``deadline`` (``time.monotonic``); the clock cannot stop the first rounds that
-    ``floor`` asks for before its own hard deadline. A search, a hint and a review all weigh their
-    options here."""
+    ``floor`` asks for before its own hard deadline; ``first``, if given, is weighed first (a
+    review's move played). A search, a hint and a review all weigh their options here."""
     thought = thought if thought is not None else Thought()
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     determinize = determinizer_of(engine.info.id)
     own = None if hooks.candidates is None else hooks.candidates(view, seat)
-    candidates = [Candidate(action) for action in candidate_actions(normal, legal, rng, own)[:most]]
+    actions = candidate_actions(normal, legal, rng, own)
+    if first is not None:
+        actions = [first, *(action for action in actions if action != first)]
+    candidates = [Candidate(action) for action in actions[:most]]
 
     def worlds(draws: random.Random) -> State:
         return determinize(view, seat, draws)

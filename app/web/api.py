@@ -57,6 +57,13 @@ by the pause's length; the chat says so with a `notice` (its `text` the notice's
 Chat: `GET`/`POST /api/rooms/{code}/chat` (`text`, or a quick `reaction`), `POST .../chat/mute`
 (the host; `message`: an id).
 
+### Hints, the coach and reviews
+A room created with `"hints": true` (a practice room always has it) allows each seat to ask the
+search for its best few options at its decision: `GET /api/rooms/{code}/hint` (403 where the table
+allows none, 409 when it is not your decision; labels in `?lang=`'s language). Once the game is
+over, `POST /api/rooms/{code}/review` queues the review of your decisions and `GET` reads it: each
+weighed from what your seat saw then, marked where another option was clearly better.
+
 ### The `legal` list
 `legal` holds the action templates your seat may submit now. Each is
 `{"type": "...", "label": "...", "params": {"<name>": <domain>, ...}, "constraint": "..."?}`;

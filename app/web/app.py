@@ -34,6 +34,7 @@ from app.config import Settings, get_settings
 from app.db import Database
 from app.games.base import N_, Budget
 from app.games.registry import ENGINES
+from app.learn.review import Reviewer
 from app.learn.workers import LearnWorkers
 from app.lease import Leases, RedisLeases
 from app.metrics import metrics_endpoint
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     service.turns.bot_budget = Budget(seconds=settings.bot_think_seconds)
     thinkers = Thinkers()  # strong bots think in a niced process of their own, off the event loop
     learning = LearnWorkers()  # and hints and reviews in processes of their own, niced further
+    reviewer = Reviewer(service, learning)
     service.turns.strong_search = thinkers.search
     broadcast = make_broadcast(settings.broadcast_url)  # several processes: Redis
     leases = (
@@ -121,6 +123,8 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
             playing = []
         for code in playing:
             live.bots.kick(code)  # bots resume where a restart left them
+        with contextlib.suppress(OperationalError):
+            await run_in_threadpool(reviewer.resume)  # and so do reviews
         sweeper = (
             asyncio.create_task(sweep_periodically(service, settings)) if settings.cleanup_interval else None
         )
@@ -157,6 +161,7 @@ def create_app(settings: Settings | None = None, migrated: bool = False) -> Fast
     app.state.push = push
     app.state.limits = limits = Limits(settings)
     app.state.learn = learning
+    app.state.reviewer = reviewer
 
     app.mount("/static", VersionedStatic(directory=ROOT / "static"), name="static")
     if settings.metrics:  # Prometheus' /metrics (app/metrics.py); off, it is a 404 like any unknown path

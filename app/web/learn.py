@@ -1,15 +1,16 @@
 """Learning at the table, on the web: practice rooms, the search's hints (the JSON API and the room
-page's "Hint" button) and the coach panel (``app.learn``).
+page's "Hint" button), the coach panel and the review after the game (``app.learn``).
 
 Every answer here is one seat's, from that seat's view: a spectator, another seat or a table that
-does not allow hints gets nothing (403), and a seat that has no decision now gets 409. A hint is
-thought in the niced workers of ``app.learn.workers`` and counts against the caller's "act" rate
-limit, as a move does.
+does not allow hints gets nothing (403), and a seat that has no decision now gets 409 (a review: a
+game not over yet). Hints and reviews are thought in the niced workers of ``app.learn.workers``; a
+hint and a review queued count against the caller's "act" rate limit, as a move does. Nothing here
+goes over the room's socket: each tab fetches its own seat's panel.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -21,6 +22,7 @@ from app.games.registry import ENGINES, package_of
 from app.i18n import format_message
 from app.learn.coaching import decision_notes, option_message
 from app.learn.hints import Weighed, hint_seed
+from app.learn.review import Reviewer, ReviewState
 from app.learn.workers import LearnWorkers
 from app.rooms import Conflict, Forbidden, RoomError, RoomService, RoomSnapshot
 from app.web.answers import page
@@ -181,7 +183,8 @@ async def coach_panel(request: Request, room: PageRoom) -> Response:
         and seat in snapshot.to_act()
         and bool(snapshot.legal(seat))
     )
-    seen = f"{me.legal_version}:{int(decision)}" if me is not None else "-"
+    finished = snapshot.hints and me is not None and snapshot.status == "finished"
+    seen = "end" if finished else f"{me.legal_version}:{int(decision)}" if me is not None else "-"
     if request.query_params.get("seen") == seen:
         return Response(status_code=204)
     notes: list[str] = []
@@ -201,8 +204,150 @@ async def coach_panel(request: Request, room: PageRoom) -> Response:
         code=snapshot.code,
         seen=seen,
         decision=decision,
+        finished=finished,
         notes=notes,
         rules_url=rules_url,
     )
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+# ------------------------------------------------------------ reviews
+NOT_OVER = N_("A game is reviewed once it is over.")
+ONLY_SEATS_REVIEW = N_("Only a player of this game can have it reviewed.")
+MARK_TEXT = N_(
+    "Move {move}: you played {played} (you win about {played_tenths} in 10 of these games); "
+    "{better} was clearly better (about {better_tenths} in 10)."
+)
+MARK_KINDS = {"inaccuracy": N_("Inaccuracy:"), "mistake": N_("Mistake:")}
+
+
+class ReviewMark(BaseModel):
+    move: int = Field(description="The move's number in the game (1: the first), as the replay's step")
+    kind: Literal["inaccuracy", "mistake"]
+    played: dict[str, Any] = Field(description="Your move")
+    better: dict[str, Any] = Field(description="The option the search found clearly better")
+    played_won: float = Field(description="The share of playouts after your move that you won")
+    better_won: float = Field(description="The share of playouts after the better option that you won")
+    playouts: int = Field(description="Playouts, each to the game's end, behind each share")
+    text: str = Field(description="The mark in words, in the caller's language")
+
+
+class ReviewAnswer(BaseModel):
+    status: Literal["none", "queued", "done"] = Field(description="none: not asked for yet")
+    decisions: int = Field(description="Your decisions that had a choice")
+    reviewed: int = Field(description="How many of them the search has weighed so far")
+    marks: list[ReviewMark] = Field(
+        description="Where another option was clearly better, in the game's order"
+    )
+
+
+def reviewer(request: Request) -> Reviewer:
+    return cast(Reviewer, request.app.state.reviewer)
+
+
+async def _reviewable(room: RoomRequest) -> tuple[RoomSnapshot, int]:
+    seat = room.seat
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    if not snapshot.hints:
+        raise Forbidden(NO_HINTS)
+    if seat is None or snapshot.seat(seat) is None:
+        raise Forbidden(ONLY_SEATS_REVIEW)
+    if snapshot.status != "finished":
+        raise Conflict(NOT_OVER)
+    return snapshot, seat
+
+
+def review_json(state: ReviewState, snapshot: RoomSnapshot, locale: str) -> dict[str, Any]:
+    package = package_of(snapshot.game)
+    marks = []
+    for mark in state.marks:
+        played = format_message(
+            locale, mark["played_said"][0], mark["played_said"][1], snapshot.name_of, package
+        )
+        better = format_message(
+            locale, mark["better_said"][0], mark["better_said"][1], snapshot.name_of, package
+        )
+        params = {
+            "move": mark["move"],
+            "played": played,
+            "better": better,
+            "played_tenths": round(10 * mark["played_won"]),
+            "better_tenths": round(10 * mark["better_won"]),
+        }
+        marks.append(
+            {
+                "move": mark["move"],
+                "kind": mark["kind"],
+                "played": mark["played"],
+                "better": mark["better"],
+                "played_won": mark["played_won"],
+                "better_won": mark["better_won"],
+                "playouts": mark["playouts"],
+                "text": format_message(locale, MARK_TEXT, params, str),
+            }
+        )
+    return {"status": state.status, "decisions": state.decisions, "reviewed": state.reviewed, "marks": marks}
+
+
+@router.get(
+    "/api/rooms/{code}/review",
+    tags=["api"],
+    response_model=ReviewAnswer,
+    responses=errors(403, 404, 409, 413, 422, 503),
+)
+async def api_review(request: Request, room: ApiRoom) -> dict[str, Any]:
+    """The review of your decisions in this finished game, where the table allowed hints: each
+    decision weighed by the search from your seat's view then, marked where another option was
+    clearly better. `status` says whether it was asked for (`POST`), is under way or done."""
+    snapshot, seat = await _reviewable(room)
+    state = await run_in_threadpool(reviewer(request).state, snapshot, seat)
+    return review_json(state, snapshot, get_locale(request))
+
+
+@router.post(
+    "/api/rooms/{code}/review",
+    tags=["api"],
+    status_code=202,
+    response_model=ReviewAnswer,
+    responses=errors(403, 404, 409, 413, 422, 429, 503),
+)
+async def api_ask_review(request: Request, room: ApiRoom) -> dict[str, Any]:
+    """Have the search review your decisions in this finished game (queued: one game at a time per
+    server process; read it with `GET`). Asked again, the same review is answered."""
+    snapshot, seat = await _reviewable(room)
+    state = await run_in_threadpool(reviewer(request).ask, snapshot, seat)
+    return review_json(state, snapshot, get_locale(request))
+
+
+async def _review_panel(request: Request, room: PageRoom, ask: bool) -> Response:
+    snapshot = await run_in_threadpool(room.service.load, room.code)
+    seat = room.seat
+    state: ReviewState | None = None
+    if snapshot.hints and seat is not None and snapshot.status == "finished":
+        work = reviewer(request)
+        state = await run_in_threadpool(work.ask if ask else work.state, snapshot, seat)
+    response = page(
+        request,
+        room.locale,
+        "platform/review.html",
+        game_id=snapshot.game,
+        code=snapshot.code,
+        seat=seat,
+        review=None if state is None else review_json(state, snapshot, room.locale),
+        kinds=MARK_KINDS,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/r/{code}/review", include_in_schema=False)
+async def review_panel(request: Request, room: PageRoom) -> Response:
+    """The end screen's and the replay's review panel, for this browser's seat (empty otherwise)."""
+    return await _review_panel(request, room, ask=False)
+
+
+@router.post("/r/{code}/review", include_in_schema=False)
+async def ask_review(request: Request, room: PageRoom) -> Response:
+    """ "Review my game": queued, and the panel shows how far it is."""
+    return await _review_panel(request, room, ask=True)

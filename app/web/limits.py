@@ -60,6 +60,7 @@ ROUTES: list[tuple[str, str, re.Pattern[str]]] = [
         re.compile(r"/r/[^/]+/(act|host/[^/]+)|/api/rooms/[^/]+/(actions|bots|takeback|start)"),
     ),
     ("act", "POST", re.compile(r"/r/[^/]+/push(/off)?")),  # a seat opting in or out of Web Push
+    ("act", "POST", re.compile(r"/r/[^/]+/review|/api/rooms/[^/]+/review")),  # a review queued (learn.py)
     ("act", "DELETE", re.compile(r"/api/rooms/[^/]+/seats/[^/]+")),
     ("chat", "POST", re.compile(r"/r/[^/]+/chat|/api/rooms/[^/]+/chat")),
     ("chat", "POST", re.compile(r"/r/[^/]+/clock|/api/rooms/[^/]+/clock")),  # a pause is said in the chat

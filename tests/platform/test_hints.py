@@ -96,6 +96,8 @@ def test_hints_are_refused_where_the_table_does_not_allow_them_and_to_anyone_but
     others = [seat for seat in range(3) if seat not in room["to_act"]]
     assert client.get(f"/api/rooms/{code}/hint").status_code == 403  # a spectator
     assert client.get(f"/r/{code}/hint").status_code == 403
+    assert "hint-button" not in client.get(f"/r/{code}/coach").text
+    assert 'id="coach"' not in client.get(f"/r/{code}").text
     for other in others:  # a seat the game is not waiting for
         assert client.get(f"/api/rooms/{code}/hint", headers=auth(tokens[other])).status_code == 409
     assert client.get(f"/api/rooms/{code}/hint", headers=auth("not-a-seat")).status_code == 403
@@ -181,3 +183,22 @@ def test_a_hint_is_unchanged_when_another_seats_secrets_change(game: str) -> Non
         if tried == 4:
             break
     assert tried == 4
+
+
+def test_a_process_thinks_a_capped_number_of_hints_at_once_and_keeps_the_last_ones() -> None:
+    from app.learn import workers as learn_workers
+
+    engine = ENGINES["qe"]
+    state = engine.setup(3, {}, 4)
+    seat = engine.to_act(state)[0]
+    view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+    thinking = LearnWorkers(processes=False)
+    for _ in range(learn_workers.HINTS_AT_ONCE):  # as many hints as are allowed at once, under way
+        assert thinking._hints.acquire(blocking=False)
+    with pytest.raises(learn_workers.Busy) as busy:
+        thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7)
+    assert busy.value.status == 503
+    thinking._hints.release()
+    first = thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7)
+    thinking._hints.acquire(blocking=False)  # the last slot taken again: the same moment is kept
+    assert thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7) == first

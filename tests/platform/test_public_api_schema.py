@@ -124,7 +124,7 @@ def test_every_api_route_documents_what_it_answers(settings: Settings) -> None:
         if path.startswith("/api/")
         for method, operation in item.items()
     ]
-    assert len(operations) == 16  # with the host pausing the clock, and a seat's hint
+    assert len(operations) == 18  # with the host pausing the clock, a seat's hint and its review
     for method, path, operation in operations:
         successes = [status for status in operation["responses"] if status.startswith("2")]
         assert len(successes) == 1, (method, path, successes)

@@ -1,0 +1,46 @@
+"""Learning at the table in the browser (issue 46): "Learn Q.E." opens a practice game on a phone in
+the page's language, whose coach panel explains the decision, opens its rule in place, and answers
+"Hint" with the search's options; no other tab is shown the panel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.helpers import axe_violations, page_width_overflow, wait_live
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_practice_game_has_a_coach_that_gives_hints(browser: Any, server_url: str, artifacts: Path) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 780})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(f"{server_url}/?lang=zh_Hant")
+    page.locator("#game-qe form.learn-form button").click()
+    page.wait_for_url("**/r/*")
+    wait_live(page)
+    coach = page.locator(".coach-panel")
+    coach.wait_for(timeout=20000)
+    assert coach.locator("h2").inner_text() == "教練"
+    assert "花費" in coach.inner_text()  # Q.E.'s numbers: what you will have spent
+    coach.get_by_role("button", name="提示").click()
+    options = page.locator(".hint-options li")
+    options.first.wait_for(timeout=60000)
+    assert "10 局贏" in options.first.inner_text()
+    assert page_width_overflow(page) == 0
+    assert axe_violations(page) == []
+    page.screenshot(path=str(artifacts / "learn-qe-360-zh_Hant.png"), full_page=True)
+    coach.locator(".coach-rule a").click()
+    page.locator("#rules-dialog").wait_for(state="visible", timeout=10000)
+    # a spectator of the same table sees that hints are allowed, and no panel of anyone's
+    spectator = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+    spectator.goto(page.url.split("?")[0] + "?lang=en")
+    wait_live(spectator)
+    assert spectator.locator(".hints-allowed").count() == 1
+    assert spectator.locator("#coach").count() == 0
+    assert errors == []
+    context.close()

@@ -1,0 +1,143 @@
+"""The review after the game: queued, kept with the room, resumed after a restart, only the seat's
+own, and a clearly worse move marked."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.games.base import Budget, random_legal_action, view_without_log
+from app.games.registry import ENGINES
+from app.learn import review
+from app.learn.review import Reviewer, review_decision
+from app.learn.workers import LearnWorkers
+from app.models import Review
+from app.web.app import create_app
+from tests.platform.test_hints import auth, decisions, qe_room
+
+
+@pytest.fixture
+def client(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.setattr(review, "REVIEW_BUDGET", Budget(seconds=60, iterations=4))
+    with TestClient(create_app(settings)) as client:
+        workers = LearnWorkers(processes=False)
+        client.app.state.learn = workers  # type: ignore[attr-defined]
+        client.app.state.reviewer.workers = workers  # type: ignore[attr-defined]
+        yield client
+
+
+def finished_qe_room(client: TestClient, hints: bool) -> tuple[str, list[str]]:
+    code, tokens = qe_room(client, hints)
+    rng = random.Random(2)
+    for _ in range(500):
+        room = client.get(f"/api/rooms/{code}").json()
+        if room["status"] == "finished":
+            return code, tokens
+        seat = room["to_act"][0]
+        mine = client.get(f"/api/rooms/{code}", headers=auth(tokens[seat])).json()
+        client.post(
+            f"/api/rooms/{code}/actions",
+            json={"version": mine["version"], "action": random_legal_action(mine["legal"], rng)},
+            headers=auth(tokens[seat]),
+        )
+    raise AssertionError("the game did not end")
+
+
+def reviewed(client: TestClient, code: str, token: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        answer = client.get(f"/api/rooms/{code}/review", headers=auth(token)).json()
+        if answer["status"] == "done":
+            return answer
+        time.sleep(0.2)
+    raise AssertionError("the review did not finish")
+
+
+def test_a_review_is_queued_kept_and_only_the_seats_own(client: TestClient) -> None:
+    code, tokens = finished_qe_room(client, True)
+    assert client.get(f"/api/rooms/{code}/review", headers=auth(tokens[0])).json()["status"] == "none"
+    asked = client.post(f"/api/rooms/{code}/review", headers=auth(tokens[0]))
+    assert asked.status_code == 202 and asked.json()["status"] in ("queued", "done")
+    done = reviewed(client, code, tokens[0])
+    assert done["decisions"] > 0 and done["reviewed"] == done["decisions"]
+    # asked again: the same review, kept with the room
+    again = client.post(f"/api/rooms/{code}/review", headers=auth(tokens[0])).json()
+    assert again == done
+    # another seat has none of its own, and a spectator none at all
+    assert client.get(f"/api/rooms/{code}/review", headers=auth(tokens[1])).json()["status"] == "none"
+    assert client.get(f"/api/rooms/{code}/review").status_code == 403
+    assert client.post(f"/api/rooms/{code}/review").status_code == 403
+    client.cookies.set(f"bourse_seat_{code}", tokens[0])
+    panel = client.get(f"/r/{code}/review")
+    assert panel.status_code == 200 and "Review of your game" in panel.text
+    assert 'id="review"' in client.get(f"/r/{code}/coach").text  # the end screen offers it
+
+
+def test_no_review_where_the_table_allows_no_hints_nor_before_the_end(client: TestClient) -> None:
+    code, tokens = finished_qe_room(client, False)
+    assert client.post(f"/api/rooms/{code}/review", headers=auth(tokens[0])).status_code == 403
+    assert client.get(f"/api/rooms/{code}/review", headers=auth(tokens[0])).status_code == 403
+    client.cookies.set(f"bourse_seat_{code}", tokens[0])
+    assert "Review my game" not in client.post(f"/r/{code}/review").text
+    playing, playing_tokens = qe_room(client, True)
+    assert client.post(f"/api/rooms/{playing}/review", headers=auth(playing_tokens[0])).status_code == 409
+
+
+def test_a_review_a_restart_interrupted_resumes_where_it_was(client: TestClient) -> None:
+    code, tokens = finished_qe_room(client, True)
+    service = client.app.state.service  # type: ignore[attr-defined]
+    snapshot = service.load(code)
+    calls: list[int] = []
+
+    class Counting(LearnWorkers):
+        def run(self, work: Any, *args: Any) -> Any:
+            calls.append(args[1])  # the move's number
+            return super().run(work, *args)
+
+    first = Reviewer(service, Counting(processes=False))
+    with service.writer.db.write() as session:
+        session.add(Review(room_id=snapshot.room_id, seat=0))
+    state = first.state(snapshot, 0)
+    assert state.status == "queued" and state.reviewed == 0
+    # a "restart" after two decisions: their progress was saved
+    numbers = [d.number for d in review.seat_decisions(snapshot.engine, _replay(service, code), 0)]
+    first._save(snapshot, 0, len(numbers), 2, [])
+    calls.clear()
+    second = Reviewer(service, Counting(processes=False))
+    second.resume()
+    deadline = time.monotonic() + 120
+    while second.state(snapshot, 0).status != "done" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert second.state(snapshot, 0).status == "done"
+    assert calls == numbers[2:]  # only the decisions not yet weighed
+
+
+def _replay(service: Any, code: str) -> Any:
+    from app.replay import replay_game
+
+    snapshot = service.load(code)
+    actions = service.records.action_log(code)
+    return replay_game(snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, actions)
+
+
+def test_a_clearly_worse_move_is_marked_with_what_would_have_been_better() -> None:
+    """A Q.E. bid far above anything the table will spend eliminates its bidder: the review marks it
+    as a mistake and names a better bid."""
+    engine = ENGINES["qe"]
+    for state, seat in decisions("qe", 4, seed=8, every=1):
+        if state["phase"] == "bidding" and seat in engine.to_act(state):
+            break
+    view = view_without_log(engine, state, seat)
+    legal = engine.legal_actions(state, seat)
+    reckless = {"type": "bid", "amount": 10**9}
+    mark = review_decision("qe", 7, view, seat, legal, reckless, 5, Budget(seconds=60, iterations=24))
+    assert mark is not None
+    assert mark["kind"] == "mistake" and mark["move"] == 7
+    assert mark["better"] != reckless and mark["better_won"] > mark["played_won"]
+    assert mark["played_said"] == ["Bid {amount}", {"amount": 10**9}]
