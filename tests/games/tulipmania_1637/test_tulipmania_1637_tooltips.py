@@ -27,4 +27,6 @@ def test_every_named_or_valued_piece_has_a_tooltip(locale: str, current: str, tu
     assert f"<title>{current}</title>" in html
     tulips = re.findall(r'<svg class="tm-tulip[^>]*>(<title>[^<]*</title>)?', html)
     assert tulips and all(tulips) and f"<title>{tulip}</title>" in html
-    assert re.search(r'<span class="tm-role-card tm-role-priority" title="[^"]+">.*?(priority|优先)</span>', html)
+    assert re.search(
+        r'<span class="tm-role-card tm-role-priority" title="[^"]+">.*?(priority|优先)</span>', html
+    )
