@@ -320,9 +320,8 @@ class Fanout:
             planned = room.plan(snapshot, tabs, connected, away, everyone)
         else:
             planned = await run_in_threadpool(room.plan, snapshot, tabs, connected, away, everyone)
-        published(
-            room.regions.cache, planned
-        )  # /metrics: the regions this publish drew and the bytes it queues
+        # /metrics: the regions this publish drew and the bytes it queues
+        published(room.regions.cache, planned)
         for number, (tab, message) in enumerate(planned, 1):
             tab.push(message)
             if number % PUSHES_PER_TURN == 0 and number < len(planned):
