@@ -1034,12 +1034,15 @@ def events_region(lines_newest_first: Iterable[str], locale: str) -> str:
     lines = "".join(reversed(list(lines_newest_first)))
     return (
         f'<div class="panel event-log" role="log" aria-labelledby="event-log-title">'
-        f'<h2 id="event-log-title">{heading}</h2><ol class="log" id="event-list" tabindex="0">{lines}</ol></div>'
+        f'<h2 id="event-log-title">{heading}</h2><ol class="log" id="event-list" tabindex="0" hx-ext="ignore:morph">{lines}</ol></div>'
     )
 
 
 def events_added(lines_newest_first: list[str]) -> str:
-    """Lines to add at the bottom of the game log a tab already shows."""
+    """Lines to add at the bottom of the game log a tab already shows. The list opts out of the morph
+    extension (``hx-ext="ignore:morph"`` in ``events_region``): idiomorph's extension calls every swap
+    style not its own "inline", and htmx then appends this wrapper itself, not its lines (a ``<div>`` in
+    an ``<ol>``), as it did when motion.js handed a held push back to the socket."""
     if not lines_newest_first:
         return ""
     return f'<div hx-swap-oob="beforeend:#event-list">{"".join(reversed(lines_newest_first))}</div>'
