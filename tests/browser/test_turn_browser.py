@@ -165,6 +165,9 @@ def test_the_host_is_told_of_an_away_seat_and_refusals_show_once(
             "(line) => [getComputedStyle(line).whiteSpace, getComputedStyle(line).textOverflow]"
         )
         assert style[0] != "nowrap" and style[1] != "ellipsis"
+        # the push that brought them may still be playing (motion.js): a tap then skips it to its end,
+        # and the page it swaps in may move what was under the finger, so tap once it has played
+        page.wait_for_selector("html:not(.vt-playing)")
         latest.click()
         page.wait_for_selector("body.log-open")
         assert toggle.evaluate("(button) => getComputedStyle(button).position") == "fixed"
