@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -91,10 +92,10 @@ def test_a_versioned_asset_is_kept_a_year_and_an_unversioned_one_is_asked_again(
 def test_a_line_for_one_seat_alone_carries_that_seats_colour_disc() -> None:
     """Q.E.'s "You bid 12 in secret." is logged for the bidder alone: its line starts with the
     bidder's colour and number, as every line naming a seat does; a public line naming none has none."""
-    own = {"text": "You bid {amount} in secret.", "params": {"amount": 12}, "to": [2]}
+    own: dict[str, Any] = {"text": "You bid {amount} in secret.", "params": {"amount": 12}, "to": [2]}
     line = event_line(own, "en", "qe", lambda seat: f"P{seat}")
     assert line == (
         '<li><span class="seat-mark sc-2" data-n="3" aria-hidden="true"></span>You bid 12 in secret.</li>'
     )
-    public = {"text": "All companies are sold: final scoring.", "params": {}, "to": None}
+    public: dict[str, Any] = {"text": "All companies are sold: final scoring.", "params": {}, "to": None}
     assert "seat-mark" not in event_line(public, "en", "qe", lambda seat: f"P{seat}")
