@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -19,7 +20,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.games.registry import ENGINES
 from app.web.app import create_app
-from app.web.render import TEMPLATES, render_seat_html
+from app.web.render import TEMPLATES, event_line, render_seat_html
 
 USE = re.compile(r'<use[^>]*\bhref="#([^"]+)"')
 SYMBOL = re.compile(r'<symbol id="([^"]+)"')
@@ -86,3 +87,15 @@ def test_a_versioned_asset_is_kept_a_year_and_an_unversioned_one_is_asked_again(
     assert plain.headers["cache-control"] == "no-cache" and plain.headers["etag"]
     again = client.get("/static/css/bourse.css", headers={"If-None-Match": plain.headers["etag"]})
     assert again.status_code == 304
+
+
+def test_a_line_for_one_seat_alone_carries_that_seats_colour_disc() -> None:
+    """Q.E.'s "You bid 12 in secret." is logged for the bidder alone: its line starts with the
+    bidder's colour and number, as every line naming a seat does; a public line naming none has none."""
+    own: dict[str, Any] = {"text": "You bid {amount} in secret.", "params": {"amount": 12}, "to": [2]}
+    line = event_line(own, "en", "qe", lambda seat: f"P{seat}")
+    assert line == (
+        '<li><span class="seat-mark sc-2" data-n="3" aria-hidden="true"></span>You bid 12 in secret.</li>'
+    )
+    public: dict[str, Any] = {"text": "All companies are sold: final scoring.", "params": {}, "to": None}
+    assert "seat-mark" not in event_line(public, "en", "qe", lambda seat: f"P{seat}")

@@ -988,9 +988,12 @@ def region_renderings(
 def event_line(event: dict[str, Any], locale: str, game_id: str, name_of: Callable[[int], str]) -> str:
     """One game-log line (the same for every viewer allowed to read it); a line opening a round or a
     turn (the game's ``log_headings``) is a heading for the lines after it."""
-    text = _with_seat_marks(
-        escape(format_event(locale, event, _seat_placeholder, package_of(game_id))), locale, name_of
-    )
+    formatted = escape(format_event(locale, event, _seat_placeholder, package_of(game_id)))
+    text = _with_seat_marks(formatted, locale, name_of)
+    to: list[int] = event.get("to") or []
+    if len(to) == 1 and not SEAT_PLACEHOLDER.search(formatted):
+        # a line for one seat alone ("You bid 12 in secret."): that seat's colour disc before it
+        text = f'<span class="seat-mark sc-{to[0] % SEAT_COLOURS}" data-n="{to[0] + 1}" aria-hidden="true"></span>{text}'
     if event["text"] in _log_headings(game_id):
         return f'<li class="log-heading">{text}</li>'
     return f"<li>{text}</li>"
