@@ -13,6 +13,10 @@ the host's buttons) is shown by the page itself, and so is whose turn it is on t
 players' rows: most moves pass the turn, and the regions showing it would be drawn again for each.
 A private region (the status, the lobby, a game's decision and hand) is rendered from one seat's
 context and is kept small.
+
+A push draws through one boundary, ``room.py`` (``RoomRegions``: a room's regions for each viewer, its
+cache and what it lets go). ``BOURSE_PLAIN=1`` (``is_plain``) turns the caches here off: every region
+and every ``{% cache %}`` block drawn afresh.
 """
 
 from __future__ import annotations
