@@ -85,6 +85,10 @@ def refused_bid_keeps_what_was_typed(page: Any) -> None:
     assert box.input_value() == "1.5"
 
 
+# The room version the page shows: the one the last push stamped on the flash region, else none yet.
+SHOWN_VERSION = "() => Number(document.querySelector('#r-flash')?.dataset.roomVersion ?? -1)"
+
+
 def play_a_whole_game(page: Any, server_url: str, shots: Path, players: int) -> None:
     """Plays Ann's moves until the end; ``shots`` is the stem of the screenshots' names."""
     start_with_bots(page, server_url, players)
@@ -105,12 +109,11 @@ def play_a_whole_game(page: Any, server_url: str, shots: Path, players: int) -> 
         assert any(phrase in seen["status"] for phrase in DECISIONS), seen["status"]
         assert seen["top"] < height, (seen["top"], height)
         phase = seen["phase"]
-        decision = page.locator(".decision")
         if phase not in checked_axe:
             assert axe_violations(page) == [], phase
             page.screenshot(path=f"{shots}-{phase}.png", full_page=True)
             checked_axe.add(phase)
-        handle = decision.element_handle()
+        shown = page.evaluate(SHOWN_VERSION)
         if phase == "open-bid":
             tap_twice(page, "#f-qe-open-2 button")  # "Open at 5"
         elif phase == "reveal":
@@ -135,7 +138,8 @@ def play_a_whole_game(page: Any, server_url: str, shots: Path, players: int) -> 
                 page.locator("#f-qe-bid button[type=submit]").click()
             assert sent.status == 200, page.locator("#r-flash").inner_text()
         moves += 1
-        page.wait_for_function("panel => !panel.isConnected", arg=handle, timeout=PUSH_WAIT)
+        # a push morphs the decision in place (the element stays): wait for the version it brings
+        page.wait_for_function(f"({SHOWN_VERSION})() > {shown}", timeout=PUSH_WAIT)
 
     assert moves >= 8
     assert {"open-bid", "bid"} <= checked_axe
