@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TOO_LARGE = N_("This request is too large (at most {kib} KB).")
-TOO_MANY = N_("Too many requests from your network; try again in {seconds} seconds.")
-TOO_CHATTY = N_("You are sending messages too fast; wait {seconds} seconds.")
+TOO_MANY = N_("Too many requests from your network; try again in {seconds} s.")
+TOO_CHATTY = N_("You are sending messages too fast; wait {seconds} s.")
 MAX_CLIENTS = (
     100_000  # clients (under one limit each) remembered in memory at most, the least recently seen go first
 )
