@@ -58,17 +58,14 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
             said.append(
                 (
                     N_(
-                        "With your top card, B scores {points} points and C takes {gems} from the bank; A "
-                        "draws another market card."
+                        "With your top card, B scores {points}★ and C takes {gems} from the bank; A draws another market card."
                     ),
                     {"points": top["points"], "gems": _gems(top["gems"])},
                 )
             )
         said.append(
             (
-                N_(
-                    "You have {workers} workers: at {needed} the round is scored and you gain {bonus} points."
-                ),
+                N_("Workers: you have {workers}; at {needed} the round is scored and you gain {bonus}★."),
                 {
                     "workers": me["workers"],
                     "needed": view.get("round_end_workers", 15),

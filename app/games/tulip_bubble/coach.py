@@ -83,7 +83,7 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
         )
         said.append(
             (
-                N_("You hold {cash} in cash and {tokens} free purchase tokens."),
+                N_("You hold {cash} in cash; free purchase tokens: {tokens}."),
                 {"cash": cash, "tokens": player.get("tokens_free", 0)},
             )
         )
