@@ -7,9 +7,12 @@ a server of the test's own, stopped while a game is on and started again."""
 
 from __future__ import annotations
 
+import asyncio
 import glob
+import logging
 import os
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -18,13 +21,15 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.config import Settings
 from app.db import Database, Statement
 from app.migrate import upgrade_to_head
 from app.web.app import create_app
+from app.web.live.timers import Timers
 from tests.platform.test_api import auth
+from tests.platform.test_live_tabs import run
 from tests.platform.test_public_security import read_only_folder
 from tests.support import free_port
 
@@ -177,3 +182,36 @@ def test_the_drivers_own_errors_are_sqlalchemys(database_url: str) -> None:
             db.peek("SELECT version FROM no_such_table WHERE code = ?", "x")
     finally:
         db.dispose()
+
+
+def test_the_timers_say_once_that_they_wait_for_the_database_and_once_that_it_is_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A tick a second during an outage of minutes was a traceback a second in the log: now one
+    warning when the database goes, one when it comes back, and a bug in a tick still its traceback."""
+    outcomes: list[BaseException | None] = [
+        *[OperationalError("SELECT 1", {}, sqlite3.OperationalError("disk I/O error"))] * 3,
+        None,
+        RuntimeError("a bug"),
+        None,
+        asyncio.CancelledError(),
+    ]
+
+    class Ticking(Timers):
+        def __init__(self) -> None:  # only ``run`` is under test: no service, no sockets
+            pass
+
+        async def tick(self) -> None:
+            outcome = outcomes.pop(0)
+            if outcome is not None:
+                raise outcome
+
+    caplog.set_level(logging.WARNING, logger="app.web.live.timers")
+    with pytest.raises(asyncio.CancelledError):
+        run(lambda: Ticking().run(0))
+    said = [(record.levelname, record.getMessage(), record.exc_info is not None) for record in caplog.records]
+    assert said == [
+        ("WARNING", "timers wait for the database: disk I/O error", False),
+        ("WARNING", "timers run again: the database is back", False),
+        ("ERROR", "timers failed", True),
+    ]

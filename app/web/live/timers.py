@@ -75,12 +75,22 @@ class Timers:
     async def run(self, tick: float) -> None:
         """Every ``tick`` seconds: tell rooms whose seats turned away, and let a bot decide for each
         seat whose clock ran out (``Turns.time_out`` makes sure each fires once)."""
+        outage = False  # the database was out at the last tick: said once, not every tick
         while True:
             await asyncio.sleep(tick)
             try:
                 await self.tick()
-            except Exception:  # a busy database must not stop the clocks for good
+            except OperationalError as failure:  # refused or lost: the clocks wait for it to come back
+                if not outage:
+                    log.warning("timers wait for the database: %s", failure.orig)
+                outage = True
+                continue
+            except Exception:  # a bug in one tick must not stop the clocks for good
                 log.exception("timers failed")
+                continue
+            if outage:
+                log.warning("timers run again: the database is back")
+                outage = False
 
     async def tick(self) -> None:
         for code in self.presence.turned_away():
