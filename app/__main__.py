@@ -10,6 +10,7 @@ import uvicorn
 
 from app.collector import Collector
 from app.config import get_settings
+from app.db import DATABASE_UNAVAILABLE
 from app.logs import configure_logging
 from app.web.app import create_app
 from app.web.handshakes import PacedHttpProtocol
@@ -19,9 +20,15 @@ def main() -> None:
     settings = get_settings()
     configure_logging(settings)  # BOURSE_LOG_LEVEL and BOURSE_LOG_FORMAT, uvicorn's records included
     # The schema is brought up to date in a child process, so the server never imports Alembic
-    # (app/migrate.py). It starts whatever the child says, as ``create_app`` would: an unwritable
-    # database makes /healthz answer 503, not the server fail to start.
-    subprocess.run([sys.executable, "-m", "app.migrate"], check=False)
+    # (app/migrate.py). A database it cannot reach or write does not stop the start, as in
+    # ``create_app``: /healthz answers 503 until it can. Any other failure does: new code on a schema
+    # it could not bring up to date would answer 500s.
+    migration = subprocess.run([sys.executable, "-m", "app.migrate"], check=False)
+    if migration.returncode not in (0, DATABASE_UNAVAILABLE):
+        raise SystemExit(
+            f"not started: the database's schema could not be brought up to date "
+            f"(python -m app.migrate exited with {migration.returncode}; its error is above)"
+        )
     application = create_app(settings, migrated=True)
     if settings.plain:
         # What exists now (modules, templates' code, the app) lives as long as the process: frozen once

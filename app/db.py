@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
 LOCK_ROWS = "lock_rows"  # a write session's ``info`` key: lock the rows it reads for update
+# ``python -m app.migrate``'s exit status when the database could not be reached or written: the
+# server starts all the same and answers 503 until it can (any other failure stops the start).
+DATABASE_UNAVAILABLE = 3
 POOL_SIZE = 10  # connections kept per engine and process (PostgreSQL); as many more when busy
 
 

@@ -15,7 +15,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.exc import OperationalError
 
-from app.db import Database, normalised_url
+from app.db import DATABASE_UNAVAILABLE, Database, normalised_url
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +72,8 @@ def main() -> None:
     migrated = migrate(settings.database_url)
     if migrated and not settings.vapid_private_key.get_secret_value():  # an operator's key is theirs to keep
         keep_push_key(settings.database_url)
-    raise SystemExit(0 if migrated else 1)
+    # Any other failure (an unknown revision, a migration's own error) leaves its traceback and exit 1.
+    raise SystemExit(0 if migrated else DATABASE_UNAVAILABLE)
 
 
 if __name__ == "__main__":

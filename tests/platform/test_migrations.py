@@ -17,8 +17,9 @@ from sqlalchemy import BigInteger, Integer, create_engine
 from sqlmodel import SQLModel
 
 from app import models  # noqa: F401  (registers the tables)
-from app.db import normalised_url
+from app.db import DATABASE_UNAVAILABLE, normalised_url
 from app.migrate import upgrade_to_head
+from tests.support import free_port
 
 
 def compare_type(
@@ -80,10 +81,31 @@ def test_python_m_app_migrates_in_a_child_and_serves_without_alembic(tmp_path: P
 
 
 def test_an_unreachable_database_fails_the_migration_child_but_not_the_start(tmp_path: Path) -> None:
-    """The child says so (exit 1, the reason logged); ``python -m app`` starts anyway, as the app does
+    """The child says so (exit 3, the reason logged); ``python -m app`` starts anyway, as the app does
     on a database it cannot write (``/healthz`` answers 503: tests/platform/test_storage.py)."""
     missing = tmp_path / "none.db"
     env = {**os.environ, "BOURSE_DATABASE_URL": f"sqlite:///file:{missing}?mode=ro&uri=true"}
     migrated = subprocess.run([sys.executable, "-m", "app.migrate"], env=env, capture_output=True, text=True)
-    assert migrated.returncode == 1
+    assert migrated.returncode == DATABASE_UNAVAILABLE
     assert "app.migrate: the database could not be migrated" in migrated.stderr
+
+
+def test_a_schema_the_code_cannot_bring_up_to_date_stops_the_start(tmp_path: Path) -> None:
+    """A database from a newer version (a revision this code does not know: an upgrade rolled back
+    without its backup) is no outage: ``python -m app`` says why and does not serve, where it used to
+    start and answer 500s from tables it does not know."""
+    database = tmp_path / "bourse.db"
+    url = f"sqlite:///{database}"
+    upgrade_to_head(url)
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("update alembic_version set version_num = 'from_a_newer_version'")
+    engine.dispose()
+    env = {**os.environ, "BOURSE_DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": str(free_port())}
+    started = subprocess.run(
+        [sys.executable, "-m", "app"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode == 1
+    assert "Can't locate revision identified by 'from_a_newer_version'" in started.stderr
+    assert "not started: the database's schema could not be brought up to date" in started.stderr
+    assert "Uvicorn running" not in started.stderr
