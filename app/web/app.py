@@ -242,6 +242,7 @@ def push_sender(service: RoomService, settings: Settings) -> PushSender | None:
 
 
 STARLETTE_MESSAGES = {
+    400: N_("This request's data could not be read."),  # FastAPI: a JSON body that is not UTF-8
     404: N_("There is no such page."),
     405: N_("This address does not take that kind of request."),
 }

@@ -120,6 +120,33 @@ def test_a_deep_body_is_refused_readably(client: TestClient, path: str, language
     assert words in answer.json()["detail"]
 
 
+@pytest.mark.parametrize(
+    ("path", "language", "words"),
+    [
+        (
+            "/r/{code}/push",
+            "zh-Hant",
+            "訂閱必須以 JSON 送出。",
+        ),  # the page's script: read by the route itself
+        ("/api/rooms/{code}/actions", "zh-Hant", "This request's data could not be read."),
+        ("/api/rooms", "zh-Hans", "This request's data could not be read."),
+    ],
+)
+def test_a_body_that_is_not_utf_8_is_refused_readably(
+    client: TestClient, path: str, language: str, words: str
+) -> None:
+    """FastAPI refused a JSON body it could not decode with 400 and words of its own ("There was an
+    error parsing the body"); the visitor reads ours (in English under ``/api/``, which speaks English)."""
+    code, tokens = new_qe_room(client, 3)
+    answer = client.post(
+        path.format(code=code) + f"?lang={language}",
+        content=b'{"endpoint": "\xe9"}',
+        headers={"Content-Type": "application/json", "Cookie": f"bourse_seat_{code}={tokens[0]}"},
+    )
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == words
+
+
 def test_every_route_reads_planted_cookies_without_failing(client: TestClient) -> None:
     code, tokens = new_qe_room(client, 3)
     failures = []
