@@ -38,3 +38,14 @@ def decision_notes(game_id: str, view: View, seat: int, legal: list[dict[str, An
     without a coach."""
     coach = coach_of(game_id)
     return [] if coach is None else cast(list[Message], coach.notes(view, seat, legal))
+
+
+def coach_notes(
+    game_id: str, view: View, seat: int, legal: list[dict[str, Any]]
+) -> tuple[Message, ...] | None:
+    """What the coach's region shows a seat (``render.COACH``): its notes on the decision before it,
+    from its view alone; None when ``legal`` is empty (no decision of the seat's now). A tuple,
+    compared as a whole by the region cache: the region is drawn again when a note changes."""
+    if not legal:
+        return None
+    return tuple(decision_notes(game_id, view, seat, legal))
