@@ -41,6 +41,7 @@ NOT_YOUR_DECISION = N_("A hint is for your own decision, and there is none now."
 WIN_SHARE = N_("{option}: you win about {tenths} in 10 of these games")
 PLAYOUTS = NP_("(from {count} playout)", "(from {count} playouts)")
 ONLY_OPTION = N_("{option}: your only option")
+NOT_WEIGHED = N_("{option}: the bots' usual move here (the search had no time to play it out)")
 
 
 def open_practice_room(service: RoomService, game: str, locale: str) -> tuple[str, str]:
@@ -70,7 +71,8 @@ class HintOption(BaseModel):
     text: str = Field(description='What the search measured, in words: "Bid 12: you win about 4 in 10 …"')
     won: float | None = Field(
         description="The share of the playouts after this option that you won (0 to 1); "
-        "null for your only option, which is not weighed"
+        "null for your only option, which is not weighed, and for the bots' usual move when no "
+        "playout ended within the hint's time (then `playouts` is 0)"
     )
     playouts: int = Field(description="How many playouts, each to the game's end, the share rests on")
 
@@ -116,7 +118,8 @@ def said_options(
         text, params = option_message(snapshot.game, option.action, view, seat, legal)
         label = format_message(locale, text, params, snapshot.name_of, package)
         if option.won is None:
-            words = format_message(locale, ONLY_OPTION, {"option": label}, str)
+            unweighed = ONLY_OPTION if option.only else NOT_WEIGHED
+            words = format_message(locale, unweighed, {"option": label}, str)
         else:
             share = format_message(
                 locale, WIN_SHARE, {"option": label, "tenths": round(10 * option.won)}, str
