@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from types import ModuleType
 from typing import Any, cast
 
 from app.games.base import Action, View
 from app.games.registry import package_of
+
+log = logging.getLogger(__name__)
 
 Message = tuple[str, dict[str, Any]]
 
@@ -48,4 +51,8 @@ def coach_notes(
     compared as a whole by the region cache: the region is drawn again when a note changes."""
     if not legal:
         return None
-    return tuple(decision_notes(game_id, view, seat, legal))
+    try:
+        return tuple(decision_notes(game_id, view, seat, legal))
+    except Exception:  # a coach's bug costs its notes (the panel and its hint stay), never the page
+        log.exception("the coach of %s failed at seat %s", game_id, seat)
+        return ()

@@ -129,3 +129,21 @@ def test_the_room_page_carries_the_coach_of_its_own_seat_only(client: TestClient
     client.cookies.set(f"bourse_seat_{code}", tokens[actor])
     after = client.get(f"/api/rooms/{code}").json()
     assert ("coach-panel" in client.get(f"/r/{code}").text) == (actor in after["to_act"])
+
+
+def test_a_coach_that_fails_costs_its_notes_not_the_page(
+    client: TestClient,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.learn import coaching
+
+    def broken(*_: object) -> list[coaching.Message]:
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(coaching, "decision_notes", broken)
+    code, tokens = qe_room(client, True)
+    actor = client.get(f"/api/rooms/{code}").json()["to_act"][0]
+    client.cookies.set(f"bourse_seat_{code}", tokens[actor])
+    page = client.get(f"/r/{code}")
+    assert page.status_code == 200
+    assert "hint-button" in page.text and not NOTES.search(page.text)
