@@ -6,7 +6,7 @@ own moves come first. Hints and reviews have a pool each: a person waits for a h
 bot's move, so hints are thought at the strong bots' priority (``app.bots.apart``), in processes
 started as soon as a seat of a table that allows hints opens its page (``warm``: a hint that waited
 for a process to start and import the games took seconds on a busy host); a review is background
-work at the lowest priority, in one process started by the first review. At most ``HINTS_AT_ONCE``
+work at a lower priority, in one process started by the first review. At most ``HINTS_AT_ONCE``
 hints are thought at once in a server process (another asker is told the coach is busy, 503, and
 retries), and a hint asked again at the same moment is answered from a small cache.
 """
@@ -27,7 +27,7 @@ from app.learn.hints import HINT_BUDGET, HINT_HARD_SECONDS, Weighed, weigh_optio
 from app.rooms import RoomError
 
 HINT_NICENESS = 10  # the strong bots' worker's: a table's moves come first, a person waits for both
-REVIEW_NICENESS = 19  # nobody waits on a review's next decision: everything else comes first
+REVIEW_NICENESS = 15  # below the hints: nobody waits on a review's next decision
 HINTS_AT_ONCE = 2  # a hint pool's processes
 HINTS_KEPT = 256
 READY_WAIT = 15.0  # seconds a first hint or review waits for its process to start
