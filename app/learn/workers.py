@@ -82,10 +82,14 @@ class _Pool:
                 self._pool = None
                 self._ready.clear()
 
-    def run(self, work: Callable[..., T], *args: Any) -> T:
+    def ready(self) -> ProcessPoolExecutor:
+        """The pool, once a process of it has started (or ``READY_WAIT`` has passed)."""
         pool = self.start()
         self._ready.wait(READY_WAIT)
-        job: Future[T] = pool.submit(work, *args)
+        return pool
+
+    def run(self, work: Callable[..., T], *args: Any) -> T:
+        job: Future[T] = self.ready().submit(work, *args)
         return job.result()
 
 
@@ -127,7 +131,9 @@ class LearnWorkers:
         seed: int,
     ) -> list[Weighed]:
         """The weighed options for one seat at one moment (``key``: room code, version, seat), by
-        ``HINT_HARD_SECONDS`` from now at the latest (the wait for a process included)."""
+        ``HINT_HARD_SECONDS`` from the moment a process can think it (a process not yet started, as
+        when the page did not start them, is waited for first: the answer then still rests on
+        playouts, only later). Its process is free: there are as many as hints thought at once."""
         with self._lock:
             if key in self._kept:
                 self._kept.move_to_end(key)
@@ -135,10 +141,11 @@ class LearnWorkers:
         if not self._hints.acquire(blocking=False):
             raise Busy(BUSY)
         try:
+            pool = self._hint_pool.ready() if self.processes else None
             asked = time.monotonic()
             deadline, hard = asked + HINT_BUDGET.seconds, asked + HINT_HARD_SECONDS
             args = (game_id, view, seat, legal, seed, HINT_BUDGET, deadline, hard)
-            options = self._hint_pool.run(weigh_options, *args) if self.processes else weigh_options(*args)
+            options = weigh_options(*args) if pool is None else pool.submit(weigh_options, *args).result()
         finally:
             self._hints.release()
         with self._lock:
