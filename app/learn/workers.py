@@ -22,7 +22,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from app.games.base import N_, View
+from app.games.base import N_, Budget, View, view_without_log
+from app.games.registry import ENGINES
 from app.learn.hints import HINT_BUDGET, HINT_HARD_SECONDS, Weighed, weigh_options
 from app.rooms import RoomError
 
@@ -31,6 +32,7 @@ REVIEW_NICENESS = 15  # below the hints: nobody waits on a review's next decisio
 HINTS_AT_ONCE = 2  # a hint pool's processes
 HINTS_KEPT = 256
 READY_WAIT = 15.0  # seconds a first hint or review waits for its process to start
+WARM_UP = Budget(seconds=5.0, iterations=1)  # a process's first task: each game's search, once
 
 T = TypeVar("T")
 
@@ -47,6 +49,13 @@ def _lower_priority(niceness: int) -> None:
 
 
 def _ready() -> bool:
+    """A new process's first task: each game's search played once (one playout of its first
+    decision), so that no hint waits for what a game imports or makes on its first use."""
+    for game_id, engine in ENGINES.items():
+        state = engine.setup(engine.info.min_players, {}, 0)
+        seat = engine.to_act(state)[0]
+        view, legal = view_without_log(engine, state, seat), engine.legal_actions(state, seat)
+        weigh_options(game_id, view, seat, legal, 0, WARM_UP)
     return True
 
 
