@@ -189,3 +189,7 @@ class Review(SQLModel, table=True):
     marks: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # JSON: the marked decisions
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    # the reviewer (one a server process) running it, and when it last saved: another process takes a
+    # review over only once that is older than app.learn.review.CLAIM_SECONDS (its process died)
+    claimed_by: str | None = Field(default=None, max_length=80)
+    claimed_at: datetime | None = None

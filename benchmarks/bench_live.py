@@ -20,6 +20,13 @@ on the server ``--postgres`` names, default ``$BOURSE_TEST_POSTGRES_URL``; ``--r
 and each room's tabs alternate between the two, so every change reaches half its tabs through Redis.
 ``--processes 1 --postgres URL`` is the same single process on PostgreSQL, to compare like with like.
 Server CPU and memory are the app processes' sums (PostgreSQL's and Redis's own are not counted).
+
+``--hints N`` (issue 46) measures what hints and reviews cost the other rooms: each run is made
+twice in turn, ``--rounds`` times, without and with ``N`` more rooms (``Learners``) of a seat and
+three normal bots at a table that allows hints, whose seat asks for a hint at each of its decisions
+and plays the hint's best option, while the server reviews finished games (their seat's review asked
+for as the window opens). The measured rooms' figures are compared; the hint rooms are not among
+them, and the hints' and reviews' worker processes' CPU is given apart from the server's.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import ctypes
 import datetime
 import gc
 import http.client
+import json
 import multiprocessing
 import os
 import resource
@@ -97,7 +105,8 @@ class Options:
     label: str | None = None  # the commit column (default: ``git rev-parse --short HEAD`` of the server)
     api_line: bool = True  # with ``--mode socket``, a JSON API client's run too, on its own line
     compare: str | None = None  # another checkout whose server runs alternately with this one's
-    rounds: int = 3  # alternating pairs with ``compare``
+    rounds: int = 3  # alternating pairs with ``compare`` or ``hints``
+    hints: int = 0  # rooms whose seat keeps asking for hints, reviews running (run alternately without)
 
 
 # --------------------------------------------------------------------------- /proc
@@ -121,6 +130,21 @@ def proc_memory_mb(pid: int) -> tuple[float, float]:
             name, amount, _ = line.split()
             values[name] = int(amount) / 1024
     return values.get("VmRSS:", 0.0), values.get("VmHWM:", 0.0)
+
+
+def children_cpu_seconds(pid: int) -> dict[int, float]:
+    """The CPU seconds so far of each process ``pid`` started (the hints' and reviews' workers)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                found[int(entry.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):  # gone meanwhile
+            continue
+    return found
 
 
 def machine_busy_seconds() -> float:
@@ -403,6 +427,118 @@ def _sleep_until(moment: float) -> None:
     time.sleep(max(0.0, moment - time.monotonic()))
 
 
+# --------------------------------------------------------------------------- learners (--hints)
+HINT_GAME = "basari"  # the hint rooms' game: its hints cost the most
+REVIEW_GAME = "qe"  # the reviewed games': played to the end by bots in a few seconds
+REVIEWS = 3  # finished games whose review is asked for as the window opens (run one at a time)
+
+
+class Learners:
+    """``--hints``: rooms of a seat (Ann) and normal bots at tables that allow hints, each in a thread
+    of the benchmark: Ann asks for a hint at each of her decisions and plays its best option (a new
+    room when the game ends); and the reviews of ``REVIEWS`` finished games, asked for as the window
+    opens. ``stop`` gives the hints' times and the CPU of the server's worker processes meanwhile."""
+
+    def __init__(self, port: int, server_pid: int, rooms: int) -> None:
+        self.port, self.server_pid, self.rooms = port, server_pid, rooms
+        self.finished: list[tuple[str, str]] = []
+        self.times: list[float] = []
+        self.figures: dict[str, Any] | None = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._cpu0: dict[int, float] = {}
+
+    def _call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=60)
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            connection.request(method, path, None if body is None else json.dumps(body), headers)
+            response = connection.getresponse()
+            return response.status, json.loads(response.read() or b"null")
+        finally:
+            connection.close()
+
+    def _room(self, game: str, ann_plays: bool) -> tuple[str, str]:
+        body = {"game": game, "players": 4, "name": "Ann", "hints": True}
+        _, created = self._call("POST", "/api/rooms", body)
+        code, token = created["code"], created["token"]
+        self._call("POST", f"/api/rooms/{code}/bots", {"fill": True, "strength": "normal"}, token)
+        self._call("POST", f"/api/rooms/{code}/start", None, token)
+        if not ann_plays:  # a bot plays Ann's seat to the end
+            self._call("POST", f"/api/rooms/{code}/bots", {"seat": 0}, token)
+        return code, token
+
+    def prepare(self, deadline: float) -> None:
+        """Before the window: the games to review, played to their end by bots (none without rooms)."""
+        if not self.rooms:
+            return
+        rooms = [self._room(REVIEW_GAME, ann_plays=False) for _ in range(REVIEWS)]
+        for code, token in rooms:
+            while self._call("GET", f"/api/rooms/{code}")[1]["status"] != "finished":
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the bots did not finish room {code}")
+                time.sleep(0.2)
+            self.finished.append((code, token))
+
+    def start(self) -> None:
+        if not self.rooms:
+            return
+        self._cpu0 = children_cpu_seconds(self.server_pid)
+        for code, token in self.finished:
+            self._call("POST", f"/api/rooms/{code}/review", None, token)
+        for _ in range(self.rooms):
+            thread = threading.Thread(target=self._ask_hints, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _ask_hints(self) -> None:
+        code, token = self._room(HINT_GAME, ann_plays=True)
+        while not self._stop.is_set():
+            _, room = self._call("GET", f"/api/rooms/{code}", None, token)
+            if room["status"] == "finished":
+                code, token = self._room(HINT_GAME, ann_plays=True)
+                continue
+            if 0 not in room["to_act"] or not room["legal"]:
+                self._stop.wait(0.1)
+                continue
+            asked = time.monotonic()
+            status, hint = self._call("GET", f"/api/rooms/{code}/hint", None, token)
+            if status != 200:  # the coach busy (503): ask again a little later
+                self._stop.wait(0.5)
+                continue
+            self.times.append(time.monotonic() - asked)
+            action = hint["options"][0]["action"]
+            self._call(
+                "POST", f"/api/rooms/{code}/actions", {"version": room["version"], "action": action}, token
+            )
+
+    def stop(self) -> dict[str, Any]:
+        if not self.rooms:
+            return {}
+        if self.figures is not None:
+            return self.figures
+        cpu = children_cpu_seconds(self.server_pid)
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=90)
+        reviewed = 0
+        for code, token in self.finished:
+            with contextlib.suppress(OSError, KeyError, TypeError):
+                reviewed += self._call("GET", f"/api/rooms/{code}/review", None, token)[1]["reviewed"]
+        self.figures = {
+            "rooms": self.rooms,
+            "asked": len(self.times),
+            "p50_s": statistics.median(self.times) if self.times else None,
+            "max_s": max(self.times) if self.times else None,
+            "reviews": len(self.finished),
+            "reviewed": reviewed,
+            "workers_cpu_s": sum(seconds - self._cpu0.get(pid, 0.0) for pid, seconds in cpu.items()),
+        }
+        return self.figures
+
+
 def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
     """One room count against one server: the figures of one table row."""
     report: dict[str, Any] = {
@@ -419,6 +555,7 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         server = servers[0]
         ports: int | list[int] = [one.port for one in servers] if len(servers) > 1 else server.port
         setup_deadline = time.monotonic() + options.setup_timeout
+        learners = Learners(server.port, server.pid, options.hints if target == "bourse" else 0)
         pipes: list[Any] = []
         processes: list[Any] = []
         try:
@@ -432,10 +569,12 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
             report["setup_s"] = max(info["setup_s"] for _, info in ready)
             report["connect_s"] = max(info["connect_s"] for _, info in ready)
             report["tabs"] = sum(info["tabs"] for _, info in ready)
+            learners.prepare(setup_deadline)
             start = time.monotonic() + 0.5
             for pipe in pipes:
                 pipe.send(("go", start))
             _sleep_until(start)
+            learners.start()
             cpu0, io = sum_of(proc_cpu_seconds, servers), [sum_of(proc_write_bytes, servers)]
             machine0 = machine_busy_seconds()
             size0 = server.database_bytes()
@@ -451,8 +590,10 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
             memory = [proc_memory_mb(one.pid) for one in servers]
             rss, peak = sum(rss for rss, _ in memory), sum(peak for _, peak in memory)
             growth = server.database_bytes() - size0
+            report["hints"] = learners.stop()
         finally:
             _stop_workers(pipes, processes)
+            learners.stop()
         failed = [str(info) for kind, info in results if kind != "done"]
         if failed:
             report["failed"] = "; ".join(failed)
@@ -756,6 +897,14 @@ def describe(report: dict[str, Any]) -> str:
         f"  bytes to the tabs per accepted action {_kb(report['tab_bytes'] / max(1, report['accepted']))} KB "
         f"(every tab's, as on the wire)"
     )
+    if report.get("hints"):
+        hints = report["hints"]
+        lines.append(
+            f"  with {hints['rooms']} rooms asking for hints: {hints['asked']} hints, "
+            f"p50 {_num(hints['p50_s'], 2)} s, max {_num(hints['max_s'], 2)} s; "
+            f"{hints['reviews']} reviews running ({hints['reviewed']} decisions weighed in the window); "
+            f"their workers' CPU {hints['workers_cpu_s']:.1f} s ({hints['workers_cpu_s'] / report['seconds']:.0%} of a core)"
+        )
     extra = {
         key: report[key]
         for key in (
@@ -947,6 +1096,44 @@ def compare_alternately(options: Options, rooms: int, out: Any) -> None:
         )
 
 
+def compare_hints(options: Options, rooms: int, out: Any) -> None:
+    """The same run without and with ``--hints`` rooms, in turn, ``--rounds`` times: the measured
+    rooms' latency and the server's CPU per move of each pair, then their medians."""
+    pairs = []
+    for number in range(options.rounds):
+        pair = []
+        for learners in (0, options.hints):
+            report = run_point(replace(options, hints=learners), rooms, "bourse")
+            pair.append(report)
+            print(f"  round {number + 1}, {'with' if learners else 'without'} hints:", file=out)
+            print(describe(report), file=out, flush=True)
+        pairs.append(pair)
+    print(
+        "\n| round | p50 without / with | p99 without / with | server CPU per move without / with | "
+        "hints' and reviews' workers' CPU |\n|---|---|---|---|---|",
+        file=out,
+    )
+    for number, (without, with_hints) in enumerate(pairs):
+        hints = with_hints.get("hints") or {}
+        print(
+            f"| {number + 1} | {_t(without.get('p50_ms'))} / {_t(with_hints.get('p50_ms'))} | "
+            f"{_t(without.get('p99_ms'))} / {_t(with_hints.get('p99_ms'))} | "
+            f"{_num(without.get('cpu_ms_per_action'), 2)} / {_num(with_hints.get('cpu_ms_per_action'), 2)} ms | "
+            f"{hints.get('workers_cpu_s', 0):.1f} s ({hints.get('asked', 0)} hints, p50 {_num(hints.get('p50_s'), 2)} s) |",
+            file=out,
+            flush=True,
+        )
+    for figure in ("p50_ms", "p99_ms", "cpu_ms_per_action"):
+        ratios = [b[figure] / a[figure] for a, b in pairs if a.get(figure) and b.get(figure)]
+        if ratios:
+            print(
+                f"{figure} with hints / without: median ratio {statistics.median(ratios):.3f} "
+                f"({', '.join(f'{r:.3f}' for r in ratios)})",
+                file=out,
+                flush=True,
+            )
+
+
 def run(options: Options, out: Any = sys.stdout) -> dict[str, Any]:
     """Every run the options ask for; prints as it goes; returns all reports."""
     date = datetime.date.today().isoformat()
@@ -966,6 +1153,9 @@ def run(options: Options, out: Any = sys.stdout) -> dict[str, Any]:
         for report in (floor, durable):
             if report is not None:
                 print(describe(report), file=out, flush=True)
+        if options.hints:
+            compare_hints(options, rooms, out)
+            continue
         bourse = run_point(options, rooms, "bourse")
         compare_cpu(bourse, floor, durable)
         print(describe(bourse), file=out, flush=True)
@@ -1047,7 +1237,12 @@ def parse(argv: list[str] | None = None) -> Options:
     parser.add_argument(
         "--compare", help="another checkout (with its own .venv) run alternately with this one"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="alternating pairs with --compare (default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="alternating pairs with --compare or --hints (default 3)"
+    )
+    parser.add_argument(
+        "--hints", type=int, default=0, help="rooms asking for hints, reviews running: runs without and with"
+    )
     parser.add_argument(
         "--setup-timeout", type=float, default=900.0, help="cap of set-up per run (default 900 s)"
     )
@@ -1075,6 +1270,7 @@ def parse(argv: list[str] | None = None) -> Options:
         api_line=not arguments.no_api,
         compare=arguments.compare,
         rounds=arguments.rounds,
+        hints=arguments.hints,
         processes=arguments.processes,
         postgres=arguments.postgres or several(arguments.processes, "BOURSE_TEST_POSTGRES_URL"),
         redis=arguments.redis or several(arguments.processes, "BOURSE_TEST_REDIS_URL"),

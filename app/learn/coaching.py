@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from types import ModuleType
 from typing import Any, cast
 
 from app.games.base import Action, View
 from app.games.registry import package_of
+
+log = logging.getLogger(__name__)
 
 Message = tuple[str, dict[str, Any]]
 
@@ -38,3 +41,18 @@ def decision_notes(game_id: str, view: View, seat: int, legal: list[dict[str, An
     without a coach."""
     coach = coach_of(game_id)
     return [] if coach is None else cast(list[Message], coach.notes(view, seat, legal))
+
+
+def coach_notes(
+    game_id: str, view: View, seat: int, legal: list[dict[str, Any]]
+) -> tuple[Message, ...] | None:
+    """What the coach's region shows a seat (``render.COACH``): its notes on the decision before it,
+    from its view alone; None when ``legal`` is empty (no decision of the seat's now). A tuple,
+    compared as a whole by the region cache: the region is drawn again when a note changes."""
+    if not legal:
+        return None
+    try:
+        return tuple(decision_notes(game_id, view, seat, legal))
+    except Exception:  # a coach's bug costs its notes (the panel and its hint stay), never the page
+        log.exception("the coach of %s failed at seat %s", game_id, seat)
+        return ()

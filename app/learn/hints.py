@@ -21,10 +21,12 @@ from app.bots.search import Candidate, Floor, weigh
 from app.games.base import Action, Budget, Engine, State, View, view_without_log
 from app.games.registry import ENGINES, search_hooks_of
 
-HINT_BUDGET = Budget(seconds=1.5, iterations=320)  # a hint answers within 2 s on a busy machine
+# A hint answers within 2 s on a busy machine: its clock runs from the ask (the wait for a worker
+# included); after its seconds no new round of playouts starts...
+HINT_BUDGET = Budget(seconds=1.2, iterations=320)
 HINT_CANDIDATES = 4  # the normal bot's move and three others: more would each get fewer playouts
-HINT_FLOOR_ROUNDS = 1  # every option played out once, whatever the clock says...
-HINT_HARD_SECONDS = 8.0  # ...unless the hint has taken this long
+HINT_FLOOR_ROUNDS = 1  # ...but the first round (every option played out once) goes on...
+HINT_HARD_SECONDS = 1.7  # ...until this: the answer then rests on what the playouts have
 OPTIONS_SHOWN = 3
 
 
@@ -35,6 +37,7 @@ class Weighed:
     action: Action
     playouts: int  # played to the game's end after this option
     won: float | None  # the seat's share of those playouts' wins (None: not played out)
+    only: bool = False  # the seat's only move (not weighed); else, unweighed, no playout ended in time
 
 
 def hint_seed(code: str, version: int, seat: int) -> int:
@@ -52,12 +55,15 @@ def weigh_options(
     seed: int,
     budget: Budget = HINT_BUDGET,
     deadline: float = math.inf,
+    hard_deadline: float | None = None,
 ) -> list[Weighed]:
     """The seat's best options, best first (at most ``OPTIONS_SHOWN``), weighed from ``view`` alone
-    within ``budget`` (its playouts) and ``deadline`` (``time.monotonic``)."""
+    within ``budget`` (its playouts) and ``deadline`` (``time.monotonic``), which cannot cut the
+    first round of playouts before ``hard_deadline`` (by default ``HINT_HARD_SECONDS`` from now)."""
     engine = ENGINES[game_id]
     hooks = replace(search_hooks_of(game_id), playout_over=None, position_value=None)
-    floor = Floor(HINT_FLOOR_ROUNDS, time.monotonic() + HINT_HARD_SECONDS)
+    hard = time.monotonic() + HINT_HARD_SECONDS if hard_deadline is None else hard_deadline
+    floor = Floor(HINT_FLOOR_ROUNDS, max(hard, deadline))
     rng = random.Random(seed)
     candidates = weigh(
         engine, view, seat, legal, rng, budget, deadline, hooks, floor=floor, most=HINT_CANDIDATES
@@ -67,10 +73,13 @@ def weigh_options(
 
 def ranked(candidates: list[Candidate]) -> list[Weighed]:
     """The candidates the rules took, by their share of games won (then by their mean score, which
-    also counts the rivals outscored); a lone candidate (the only move) unweighed."""
+    also counts the rivals outscored); a lone candidate (the only move) unweighed, and so the normal
+    bot's move (the first) when no playout ended in time."""
     if len(candidates) == 1:
-        return [Weighed(candidates[0].action, 0, None)]
+        return [Weighed(candidates[0].action, 0, None, only=True)]
     played = [c for c in candidates if c.wins and not c.refused]
+    if not played:
+        return [Weighed(candidates[0].action, 0, None)]
     played.sort(key=lambda c: (c.win_share or 0.0, c.mean), reverse=True)
     return [Weighed(c.action, len(c.wins), c.win_share) for c in played]
 

@@ -6,6 +6,12 @@ Each decision is weighed as a hint is (``app.learn.hints``): from the seat's vie
 alone, the move played among the candidates, every playout to the game's end. A review is kept
 with the room (``models.Review``), filled in a decision at a time, so a restart resumes it; the
 ``Reviewer`` reviews one game at a time per process, each decision in the niced workers.
+
+With several server processes on one database each may be asked for a review, and each resumes the
+unfinished ones at its start: a review is run by the one whose conditional update claimed its row
+(``Reviewer._claim``). The claim is renewed with every decision saved, and a save is refused once
+the claim is another's; a claim not renewed for ``CLAIM_SECONDS`` is a dead process's, and the
+next reviewer to look at the review (its start, or a page asking how far it is) takes it over.
 """
 
 from __future__ import annotations
@@ -13,13 +19,19 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import random
+import secrets
+import socket
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import or_, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from app.bots.search import Candidate, Floor, weigh
@@ -41,6 +53,7 @@ REVIEW_HARD_SECONDS = 6.0
 INACCURACY = 0.15  # the share of games won another option gains over the move played: marked
 MISTAKE = 0.3  # ... and called a mistake
 MIN_ROUNDS = 3  # an option must have been compared with the move played over this many worlds
+CLAIM_SECONDS = 60.0  # a review's claim not renewed this long is a dead process's: taken over
 NOT_OVER = N_("A game is reviewed once it is over.")
 
 
@@ -140,24 +153,33 @@ class ReviewState:
 NO_REVIEW = ReviewState("none")
 
 
+class ClaimLost(Exception):
+    """Another process took the review over (this one was thought dead): it stops here."""
+
+
 class Reviewer:
     """Reviews finished games one at a time, in a thread of its own, each decision in the workers;
-    asked again, a review already kept is read back."""
+    asked again, a review already kept is read back. ``name``: this reviewer's in the claims (one a
+    server process)."""
 
-    def __init__(self, service: RoomService, workers: LearnWorkers) -> None:
+    def __init__(self, service: RoomService, workers: LearnWorkers, name: str | None = None) -> None:
         self.service = service
         self.workers = workers
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._queue: deque[tuple[str, int]] = deque()
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
 
     def state(self, snapshot: RoomSnapshot, seat: int) -> ReviewState:
+        """How far the review of ``seat``'s game is; one whose process died is taken over here."""
         with self.service.writer.db.read() as session:
             row = session.exec(
                 select(Review).where(Review.room_id == snapshot.room_id, Review.seat == seat)
             ).first()
         if row is None:
             return NO_REVIEW
+        if row.status == "queued" and _abandoned(row.claimed_by, row.claimed_at, self.name):
+            self._enqueue(snapshot.code, seat)
         return ReviewState(row.status, row.decisions, row.reviewed, tuple(json.loads(row.marks)))
 
     def ask(self, snapshot: RoomSnapshot, seat: int) -> ReviewState:
@@ -167,19 +189,16 @@ class Reviewer:
         state = self.state(snapshot, seat)
         if state.status != "none":
             return state
-        with self.service.writer.db.write() as session:
-            if (
-                session.exec(
-                    select(Review).where(Review.room_id == snapshot.room_id, Review.seat == seat)
-                ).first()
-                is None
-            ):
+        try:
+            with self.service.writer.db.write() as session:
                 session.add(Review(room_id=snapshot.room_id, seat=seat))
+        except IntegrityError:  # asked at once on another process: the same review, its row made there
+            return self.state(snapshot, seat)
         self._enqueue(snapshot.code, seat)
         return ReviewState("queued")
 
     def resume(self) -> None:
-        """Queue again every review a restart left unfinished."""
+        """Queue again every review a restart left unfinished (each is run by whoever claims it)."""
         with self.service.writer.db.read() as session:
             waiting = session.exec(
                 select(Room.code, Review.seat)
@@ -206,14 +225,40 @@ class Reviewer:
                 code, seat = self._queue[0]
             try:
                 self.review(code, seat)
+            except ClaimLost:
+                log.warning("the review of seat %s in room %s was taken over by another process", seat, code)
             except Exception:  # a review that fails stays queued for the next start; the rest go on
                 log.exception("the review of seat %s in room %s failed", seat, code)
             with self._wake:
                 self._queue.popleft()
 
+    def _claim(self, room_id: int, seat: int) -> bool:
+        """Whether this reviewer now runs the review: its row was unclaimed, already this reviewer's,
+        or claimed by a process silent for ``CLAIM_SECONDS``. One conditional update: of two
+        reviewers claiming at once, one changes the row and the other finds it taken."""
+        now = utcnow()
+        with self.service.writer.db.write() as session:
+            claimed = session.execute(
+                update(Review)
+                .where(
+                    col(Review.room_id) == room_id,
+                    col(Review.seat) == seat,
+                    col(Review.status) == "queued",
+                    or_(
+                        col(Review.claimed_by).is_(None),
+                        col(Review.claimed_by) == self.name,
+                        col(Review.claimed_at) < now - timedelta(seconds=CLAIM_SECONDS),
+                    ),
+                )
+                .values(claimed_by=self.name, claimed_at=now)
+            )
+            return bool(claimed.rowcount == 1)  # type: ignore[attr-defined]
+
     def review(self, code: str, seat: int) -> None:
         """Weigh the seat's decisions from the first not yet reviewed, saving after each."""
         snapshot = self.service.load(code)
+        if not self._claim(snapshot.room_id, seat):
+            return  # done, or under way in another process
         actions = self.service.records.action_log(code)
         replay = replay_game(snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, actions)
         decisions = seat_decisions(snapshot.engine, replay, seat)
@@ -249,11 +294,36 @@ class Reviewer:
         marks: list[Any],
         done: bool = False,
     ) -> None:
+        """Keep the review's progress, renewing the claim; ``ClaimLost`` if it is no longer ours."""
+        now = utcnow()
         with self.service.writer.db.write() as session:
-            row = session.exec(
-                select(Review).where(Review.room_id == snapshot.room_id, Review.seat == seat)
-            ).one()
-            row.decisions, row.reviewed, row.marks = decisions, reviewed, json.dumps(marks)
-            row.status = "done" if done else "queued"
-            row.updated_at = utcnow()
-            session.add(row)
+            saved = session.execute(
+                update(Review)
+                .where(
+                    col(Review.room_id) == snapshot.room_id,
+                    col(Review.seat) == seat,
+                    col(Review.claimed_by) == self.name,
+                )
+                .values(
+                    decisions=decisions,
+                    reviewed=reviewed,
+                    marks=json.dumps(marks),
+                    status="done" if done else "queued",
+                    updated_at=now,
+                    claimed_at=now,
+                )
+            )
+            if saved.rowcount != 1:  # type: ignore[attr-defined]
+                raise ClaimLost(snapshot.code, seat)
+
+
+def _abandoned(claimed_by: str | None, claimed_at: datetime | None, name: str) -> bool:
+    """Whether a queued review waits for a reviewer other than ``name`` to run it: it is claimed by
+    none yet (waiting in some process's queue), or its claim is too old (see ``Reviewer._claim``)."""
+    if claimed_by is None or claimed_at is None:
+        return True
+    if claimed_by == name:  # under way here, or failed here: left for another process's reviewer
+        return False
+    if claimed_at.tzinfo is None:  # SQLite gives back what it kept, without the zone (UTC)
+        claimed_at = claimed_at.replace(tzinfo=UTC)
+    return utcnow() - claimed_at > timedelta(seconds=CLAIM_SECONDS)

@@ -1,11 +1,12 @@
 """Learning at the table, on the web: practice rooms, the search's hints (the JSON API and the room
-page's "Hint" button), the coach panel and the review after the game (``app.learn``).
+page's "Hint" button) and the review after the game (``app.learn``). The coach's panel is a region
+of the room page (platform/coach.html), pushed to each seat's own tabs like the table's others.
 
 Every answer here is one seat's, from that seat's view: a spectator, another seat or a table that
 does not allow hints gets nothing (403), and a seat that has no decision now gets 409 (a review: a
 game not over yet). Hints and reviews are thought in the niced workers of ``app.learn.workers``; a
-hint and a review queued count against the caller's "act" rate limit, as a move does. Nothing here
-goes over the room's socket: each tab fetches its own seat's panel.
+hint and a review queued count against the caller's "act" rate limit, as a move does. A hint's and
+a review's answers go to the asking tab only, never over the room's socket.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from app.games.base import N_, NP_, view_without_log
 from app.games.registry import ENGINES, package_of
 from app.i18n import format_message
-from app.learn.coaching import decision_notes, option_message
+from app.learn.coaching import option_message
 from app.learn.hints import Weighed, hint_seed
 from app.learn.review import Reviewer, ReviewState
 from app.learn.workers import LearnWorkers
@@ -29,7 +30,6 @@ from app.web.answers import page
 from app.web.api import errors
 from app.web.deps import ApiRoom, PageRoom, RoomRequest, get_locale
 from app.web.limits import Limits
-from app.web.render import rules_phases
 
 router = APIRouter()
 
@@ -41,6 +41,7 @@ NOT_YOUR_DECISION = N_("A hint is for your own decision, and there is none now."
 WIN_SHARE = N_("{option}: you win about {tenths} in 10 of these games")
 PLAYOUTS = NP_("(from {count} playout)", "(from {count} playouts)")
 ONLY_OPTION = N_("{option}: your only option")
+NOT_WEIGHED = N_("{option}: the bots' usual move here (the search had no time to play it out)")
 
 
 def open_practice_room(service: RoomService, game: str, locale: str) -> tuple[str, str]:
@@ -70,7 +71,8 @@ class HintOption(BaseModel):
     text: str = Field(description='What the search measured, in words: "Bid 12: you win about 4 in 10 …"')
     won: float | None = Field(
         description="The share of the playouts after this option that you won (0 to 1); "
-        "null for your only option, which is not weighed"
+        "null for your only option, which is not weighed, and for the bots' usual move when no "
+        "playout ended within the hint's time (then `playouts` is 0)"
     )
     playouts: int = Field(description="How many playouts, each to the game's end, the share rests on")
 
@@ -116,7 +118,8 @@ def said_options(
         text, params = option_message(snapshot.game, option.action, view, seat, legal)
         label = format_message(locale, text, params, snapshot.name_of, package)
         if option.won is None:
-            words = format_message(locale, ONLY_OPTION, {"option": label}, str)
+            unweighed = ONLY_OPTION if option.only else NOT_WEIGHED
+            words = format_message(locale, unweighed, {"option": label}, str)
         else:
             share = format_message(
                 locale, WIN_SHARE, {"option": label, "tenths": round(10 * option.won)}, str
@@ -162,51 +165,6 @@ async def page_hint(request: Request, room: PageRoom) -> Response:
         "platform/hint.html",
         game_id=snapshot.game,
         options=said_options(snapshot, seat, options, room.locale),
-    )
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-@router.get("/r/{code}/coach", include_in_schema=False)
-async def coach_panel(request: Request, room: PageRoom) -> Response:
-    """The coach panel of the room page, for this browser's seat: empty where the table allows no
-    hints, for a spectator, or while the seat has no decision; 204 (the page keeps its panel, and
-    any hint in it) when the decision the page names (``seen``) is still the seat's."""
-    snapshot = await run_in_threadpool(room.service.load, room.code)
-    seat = room.seat
-    me = snapshot.seat(seat)
-    decision = (
-        snapshot.hints
-        and seat is not None
-        and me is not None
-        and snapshot.core is not None
-        and seat in snapshot.to_act()
-        and bool(snapshot.legal(seat))
-    )
-    finished = snapshot.hints and me is not None and snapshot.status == "finished"
-    seen = "end" if finished else f"{me.legal_version}:{int(decision)}" if me is not None else "-"
-    if request.query_params.get("seen") == seen:
-        return Response(status_code=204)
-    notes: list[str] = []
-    rules_url = None
-    if decision and seat is not None and snapshot.core is not None:
-        view = view_without_log(snapshot.engine, snapshot.core, seat)
-        package = package_of(snapshot.game)
-        for text, params in decision_notes(snapshot.game, view, seat, snapshot.legal(seat)):
-            notes.append(format_message(room.locale, text, params, snapshot.name_of, package))
-        if view.get("phase") in rules_phases(snapshot.game):
-            rules_url = f"/games/{snapshot.game}/rules/{view['phase']}?lang={room.locale}"
-    response = page(
-        request,
-        room.locale,
-        "platform/coach.html",
-        game_id=snapshot.game,
-        code=snapshot.code,
-        seen=seen,
-        decision=decision,
-        finished=finished,
-        notes=notes,
-        rules_url=rules_url,
     )
     response.headers["Cache-Control"] = "no-store"
     return response

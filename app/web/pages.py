@@ -117,6 +117,8 @@ def room_page(
     request: Request, room: RoomRequest, snapshot: RoomSnapshot, chat: list[ChatLine] | None = None
 ) -> HTMLResponse:
     locale, seat, token = room.locale, room.seat, room.token
+    if snapshot.hints and seat is not None:  # its first hint should not wait for a process to start
+        learn.learn_workers(request).warm()
     regions = room.live.page_regions(snapshot, seat, locale)
     info = snapshot.engine.info
     me = snapshot.seat(seat)

@@ -34,6 +34,23 @@ def test_a_practice_game_has_a_coach_that_gives_hints(browser: Any, server_url: 
     assert page_width_overflow(page) == 0
     assert axe_violations(page) == []
     page.screenshot(path=str(artifacts / "learn-qe-360-zh_Hant.png"), full_page=True)
+    shown = options.count()
+    # the coach is a region of the page: a push that brings it again (as the plain path sends every
+    # region) morphs it in, and the hint's answer stays while the decision is the same
+    page.evaluate(
+        """async () => {
+            const fresh = new DOMParser().parseFromString(await (await fetch(location.pathname + location.search)).text(), "text/html");
+            const region = fresh.getElementById("r-coach");
+            region.setAttribute("hx-swap-oob", "morph");
+            htmx.swap(document.body, "<div>" + region.outerHTML + "</div>", {swapStyle: "none"});
+        }"""
+    )
+    assert page.locator("#r-coach .hint-button").count() == 1  # morphed in, still there
+    assert shown > 0 and page.locator(".hint-options li").count() == shown
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.screenshot(path=str(artifacts / "learn-qe-1280-zh_Hant.png"), full_page=True)
+    assert axe_violations(page) == []
+    page.set_viewport_size({"width": 360, "height": 780})
     coach.locator(".coach-rule a").click()
     page.locator("#rules-dialog").wait_for(state="visible", timeout=10000)
     # a spectator of the same table sees that hints are allowed, and no panel of anyone's
@@ -42,5 +59,6 @@ def test_a_practice_game_has_a_coach_that_gives_hints(browser: Any, server_url: 
     wait_live(spectator)
     assert spectator.locator(".hints-allowed").count() == 1
     assert spectator.locator("#coach").count() == 0
+    assert not spectator.locator("#r-coach").is_visible()  # an empty region takes no room
     assert errors == []
     context.close()

@@ -107,3 +107,15 @@ def test_cpu_is_reported_against_the_floors_per_fan_out(reports: dict[str, dict[
     assert row["floor CPU ms/fan-out"] == f"{per_fanout:.2f}"
     ratio = bourse["cpu_ms_per_action"] / per_fanout if per_fanout else None  # a tiny run may round to 0
     assert row["CPU ×floor"] == ("–" if ratio is None else f"{ratio:.{1 if ratio < 100 else 0}f}×")
+
+
+@pytest.mark.timeout(300)
+def test_a_run_with_rooms_asking_for_hints_reports_their_hints_apart(options: Options) -> None:
+    """``--hints``: the hint rooms ask and play, the reviews run, and what they cost is reported
+    apart from the measured rooms' figures."""
+    report = run_point(replace(options, hints=1, seconds=6), 2, "bourse")
+    assert "failed" not in report, report.get("failed")
+    hints = report["hints"]
+    assert hints["rooms"] == 1 and hints["asked"] > 0 and hints["reviews"] > 0
+    assert hints["workers_cpu_s"] > 0
+    assert "rooms asking for hints" in describe(report)

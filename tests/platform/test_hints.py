@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from app.games.base import Budget, random_legal_action
+from app.games.base import Budget, random_legal_action, view_without_log
 from app.games.registry import ENGINES, checks_of
 from app.learn.hints import hint_for
 from app.learn.workers import LearnWorkers
@@ -86,8 +86,8 @@ def test_hints_are_refused_where_the_table_does_not_allow_them_and_to_anyone_but
     assert client.get(f"/api/rooms/{plain}/hint", headers=auth(plain_tokens[actor])).status_code == 403
     client.cookies.set(f"bourse_seat_{plain}", plain_tokens[actor])
     assert client.get(f"/r/{plain}/hint").status_code == 403
-    coach = client.get(f"/r/{plain}/coach")
-    assert coach.status_code == 200 and "hint-button" not in coach.text
+    page = client.get(f"/r/{plain}").text
+    assert "hint-button" not in page and 'id="r-coach"' not in page  # no coach's region at all
     client.cookies.clear()
 
     code, tokens = qe_room(client, True)
@@ -96,7 +96,7 @@ def test_hints_are_refused_where_the_table_does_not_allow_them_and_to_anyone_but
     others = [seat for seat in range(3) if seat not in room["to_act"]]
     assert client.get(f"/api/rooms/{code}/hint").status_code == 403  # a spectator
     assert client.get(f"/r/{code}/hint").status_code == 403
-    assert "hint-button" not in client.get(f"/r/{code}/coach").text
+    assert "hint-button" not in client.get(f"/r/{code}").text
     assert 'id="coach"' not in client.get(f"/r/{code}").text
     for other in others:  # a seat the game is not waiting for
         assert client.get(f"/api/rooms/{code}/hint", headers=auth(tokens[other])).status_code == 409
@@ -104,17 +104,7 @@ def test_hints_are_refused_where_the_table_does_not_allow_them_and_to_anyone_but
     client.cookies.set(f"bourse_seat_{code}", tokens[actor])
     page = client.get(f"/r/{code}/hint")
     assert page.status_code == 200 and "<li>" in page.text
-    assert "hint-button" in client.get(f"/r/{code}/coach").text
-
-
-def test_the_coach_panel_stays_while_the_decision_it_shows_is_the_seats(client: TestClient) -> None:
-    code, tokens = qe_room(client, True)
-    actor = client.get(f"/api/rooms/{code}").json()["to_act"][0]
-    client.cookies.set(f"bourse_seat_{code}", tokens[actor])
-    panel = client.get(f"/r/{code}/coach")
-    seen = panel.text.split('"seen": "', 1)[1].split('"', 1)[0]
-    assert client.get(f"/r/{code}/coach", params={"seen": seen}).status_code == 204
-    assert client.get(f"/r/{code}/coach", params={"seen": "0:0"}).status_code == 200
+    assert "hint-button" in client.get(f"/r/{code}").text
 
 
 def test_learn_opens_a_started_practice_room_against_normal_bots_with_hints(client: TestClient) -> None:
@@ -202,3 +192,55 @@ def test_a_process_thinks_a_capped_number_of_hints_at_once_and_keeps_the_last_on
     first = thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7)
     thinking._hints.acquire(blocking=False)  # the last slot taken again: the same moment is kept
     assert thinking.hint(("room", 1, seat), "qe", view, seat, legal, 7) == first
+
+
+def test_a_seats_page_of_a_table_with_hints_starts_the_hints_processes(client: TestClient) -> None:
+    class Warmed(LearnWorkers):
+        times = 0
+
+        def warm(self) -> None:
+            Warmed.times += 1
+
+    client.app.state.learn = Warmed(processes=False)  # type: ignore[attr-defined]
+    plain, plain_tokens = qe_room(client, False)
+    code, tokens = qe_room(client, True)
+    client.get(f"/r/{code}")  # a spectator asks for no hint
+    client.cookies.set(f"bourse_seat_{plain}", plain_tokens[0])
+    client.get(f"/r/{plain}")
+    assert Warmed.times == 0
+    client.cookies.set(f"bourse_seat_{code}", tokens[1])
+    client.get(f"/r/{code}")
+    assert Warmed.times == 1
+
+
+def test_a_hint_out_of_time_says_it_rests_on_no_playout(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hint's clock runs from the ask: when no playout ended by then, the answer is the bots'
+    usual move, said to rest on none."""
+    from app.learn import workers as learn_workers
+
+    monkeypatch.setattr(learn_workers, "HINT_BUDGET", Budget(seconds=0.0, iterations=320))
+    monkeypatch.setattr(learn_workers, "HINT_HARD_SECONDS", 0.0)
+    code, tokens = qe_room(client, True)
+    actor = client.get(f"/api/rooms/{code}").json()["to_act"][0]
+    hint = client.get(f"/api/rooms/{code}/hint", headers=auth(tokens[actor]))
+    assert hint.status_code == 200, hint.text
+    [option] = hint.json()["options"]
+    assert option["playouts"] == 0 and option["won"] is None
+    assert "no time to play it out" in option["text"] and "only option" not in option["text"]
+
+
+def test_hints_are_thought_in_processes_started_before_the_first_is_asked() -> None:
+    engine = ENGINES["basari"]
+    state = engine.setup(4, {}, 3)
+    seat = engine.to_act(state)[0]
+    view, legal = view_without_log(engine, state, seat), engine.legal_actions(state, seat)
+    thinking = LearnWorkers()
+    try:
+        thinking.warm()
+        assert thinking._hint_pool._ready.wait(60)  # started without being asked for a hint
+        options = thinking.hint(("room", 1, seat), "basari", view, seat, legal, 7)
+        assert options and thinking._hint_pool._pool is not None
+    finally:
+        thinking.stop()

@@ -4,12 +4,15 @@ own, and a clearly worse move marked."""
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import select
 
 from app.config import Settings
 from app.games.base import Budget, random_legal_action, view_without_log
@@ -17,7 +20,7 @@ from app.games.registry import ENGINES
 from app.learn import review
 from app.learn.review import Reviewer, review_decision
 from app.learn.workers import LearnWorkers
-from app.models import Review
+from app.models import Review, utcnow
 from app.web.app import create_app
 from tests.platform.test_hints import auth, decisions, qe_room
 
@@ -76,7 +79,7 @@ def test_a_review_is_queued_kept_and_only_the_seats_own(client: TestClient) -> N
     client.cookies.set(f"bourse_seat_{code}", tokens[0])
     panel = client.get(f"/r/{code}/review")
     assert panel.status_code == 200 and "Review of your game" in panel.text
-    assert 'id="review"' in client.get(f"/r/{code}/coach").text  # the end screen offers it
+    assert 'id="review"' in client.get(f"/r/{code}").text  # the end screen offers it (the coach's region)
 
 
 def test_no_review_where_the_table_allows_no_hints_nor_before_the_end(client: TestClient) -> None:
@@ -100,22 +103,82 @@ def test_a_review_a_restart_interrupted_resumes_where_it_was(client: TestClient)
             calls.append(args[1])  # the move's number
             return super().run(work, *args)
 
-    first = Reviewer(service, Counting(processes=False))
+    first = Reviewer(service, Counting(processes=False), name="first")
     with service.writer.db.write() as session:
         session.add(Review(room_id=snapshot.room_id, seat=0))
-    state = first.state(snapshot, 0)
-    assert state.status == "queued" and state.reviewed == 0
+    assert first._claim(snapshot.room_id, 0)
     # a "restart" after two decisions: their progress was saved
     numbers = [d.number for d in review.seat_decisions(snapshot.engine, _replay(service, code), 0)]
     first._save(snapshot, 0, len(numbers), 2, [])
     calls.clear()
-    second = Reviewer(service, Counting(processes=False))
+    second = Reviewer(service, Counting(processes=False), name="second")
+    second.resume()  # the first's claim is fresh: it may still be running
+    time.sleep(0.5)
+    assert calls == [] and second.state(snapshot, 0).reviewed == 2
+    _age_claim(service, snapshot.room_id)  # ... until it is too old: the first process died
     second.resume()
     deadline = time.monotonic() + 120
     while second.state(snapshot, 0).status != "done" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert second.state(snapshot, 0).status == "done"
     assert calls == numbers[2:]  # only the decisions not yet weighed
+    with pytest.raises(review.ClaimLost):  # the first, had it lived, could save nothing more
+        first._save(snapshot, 0, len(numbers), 3, [])
+
+
+def _age_claim(service: Any, room_id: int) -> None:
+    with service.writer.db.write() as session:
+        for row in session.exec(select(Review).where(Review.room_id == room_id)).all():
+            row.claimed_at = utcnow() - timedelta(seconds=review.CLAIM_SECONDS + 1)
+            session.add(row)
+
+
+@pytest.mark.both_databases
+def test_two_reviewers_racing_on_one_database_run_a_review_once(settings: Settings) -> None:
+    """Two server processes' reviewers (one database) asked for the same review at once, and both
+    resuming it: one claims it and weighs each decision once; the other weighs none."""
+    with TestClient(create_app(settings)) as client:
+        code, tokens = finished_qe_room(client, True)
+        service = client.app.state.service  # type: ignore[attr-defined]
+        snapshot = service.load(code)
+        calls: list[tuple[str, int]] = []
+        lock = threading.Lock()
+
+        class Counting(LearnWorkers):
+            def __init__(self, name: str) -> None:
+                super().__init__(processes=False)
+                self.name = name
+
+            def run(self, work: Any, *args: Any) -> Any:
+                with lock:
+                    calls.append((self.name, args[1]))
+                time.sleep(0.01)  # the other reviewer's thread gets its turn meanwhile
+                return super().run(work, *args)
+
+        reviewers = [Reviewer(service, Counting(name), name=name) for name in ("a", "b")]
+        start = threading.Barrier(2)
+
+        def ask(reviewer: Reviewer) -> None:
+            start.wait()
+            reviewer.ask(snapshot, 0)
+            reviewer.resume()
+
+        askers = [threading.Thread(target=ask, args=(reviewer,)) for reviewer in reviewers]
+        for asker in askers:
+            asker.start()
+        for asker in askers:
+            asker.join()
+        deadline = time.monotonic() + 120
+        while reviewers[0].state(snapshot, 0).status != "done" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for reviewer in reviewers:  # both threads done with their queues
+            while reviewer._thread is not None and reviewer._thread.is_alive():
+                time.sleep(0.05)
+        done = reviewers[1].state(snapshot, 0)
+        assert done.status == "done" and done.reviewed == done.decisions > 0
+        numbers = [number for _, number in calls]
+        assert sorted(numbers) == sorted(set(numbers)) and len(numbers) == done.decisions
+        assert len({name for name, _ in calls}) == 1, calls
 
 
 def _replay(service: Any, code: str) -> Any:

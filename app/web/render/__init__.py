@@ -296,14 +296,21 @@ def public_regions(engine: Engine) -> frozenset[str]:
     return PLATFORM_PUBLIC | {f"g-{region}" for region in engine.info.public_regions}
 
 
-def region_templates(engine: Engine, status: str) -> tuple[tuple[str, str], ...]:
-    """(region id, template) pairs of a room page, in page order (the game log comes after them)."""
-    return _region_templates(engine.info.id, tuple(engine.info.regions), status)
+def region_templates(engine: Engine, status: str, hints: bool = False) -> tuple[tuple[str, str], ...]:
+    """(region id, template) pairs of a room page, in page order (the game log comes after them);
+    ``hints``: the table allows them (the room's ``hints``), so the page has the coach's region."""
+    return _region_templates(engine.info.id, tuple(engine.info.regions), status, hints)
+
+
+COACH = "coach"
+"""The coach's region (``app/learn``, platform/coach.html), in rooms whose table allows hints: a seat's
+own, drawn from its context's ``coach`` (``app.learn.coaching.coach_notes``), which only a seat's
+context has."""
 
 
 @lru_cache(maxsize=64)
 def _region_templates(
-    game_id: str, game_regions: tuple[str, ...], status: str
+    game_id: str, game_regions: tuple[str, ...], status: str, hints: bool
 ) -> tuple[tuple[str, str], ...]:
     """Made once per game and state: a room's viewers, renderings and tabs keep the ids as keys, and
     each call made new strings of them."""
@@ -313,6 +320,8 @@ def _region_templates(
     else:
         regions.append(("turn", "platform/turn.html"))
         regions += [(f"g-{region}", f"games/{game_id}/{region}.html") for region in game_regions]
+        if hints:
+            regions.append((COACH, "platform/coach.html"))
     return tuple(regions)
 
 
@@ -690,7 +699,7 @@ READS_SEEN_LIMIT = 8192  # distinct read sets kept; past it the table starts afr
 
 # Context names that differ between the viewers of one version (``seat_context``).
 VIEWER_NAMES = frozenset(
-    {"seat", "me", "legal", "legal_types", "version", "your_move", "bot_plays_for_you", "timed_out"}
+    {"seat", "me", "legal", "legal_types", "version", "your_move", "bot_plays_for_you", "timed_out", COACH}
 )
 
 
@@ -974,17 +983,19 @@ def region_renderings(
     cache: RegionCache,
     public: Mapping[str, Rendering],
     hints: Mapping[str, Rendering] | None = None,
+    coach: bool = False,
 ) -> dict[str, Rendering]:
     """Every region of a viewer's page but the game log, as renderings (``RegionCache.rendering``):
     its public regions are ``public`` (the spectators' of the same version and language, rendered
-    once for every tab); ``hints``: what a tab of the viewer shows, looked at first."""
+    once for every tab); ``hints``: what a tab of the viewer shows, looked at first; ``coach``: the
+    table allows hints (``region_templates``)."""
     env = environment(locale, engine.info.id)
     hints = hints or {}
     return {
         region: public[region]
         if region in public
         else cache.rendering(env, region, template, context, locale, hints.get(region))
-        for region, template in region_templates(engine, status)
+        for region, template in region_templates(engine, status, coach)
     }
 
 

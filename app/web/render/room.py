@@ -29,8 +29,10 @@ from types import MappingProxyType
 from typing import Any
 
 from app.games.base import visible_events
+from app.learn.coaching import coach_notes
 from app.rooms import RoomSnapshot
 from app.web.render import (
+    COACH,
     EVENTS,
     PUBLIC_FORM_VERSION,
     RegionCache,
@@ -113,7 +115,9 @@ def seat_table(table: Table, snapshot: RoomSnapshot, seat: int | None) -> Table:
 
 def region_ids(snapshot: RoomSnapshot) -> frozenset[str]:
     """The regions of the room's page at ``snapshot``'s status, the game log but for them."""
-    return frozenset(region for region, _ in region_templates(snapshot.engine, snapshot.status))
+    return frozenset(
+        region for region, _ in region_templates(snapshot.engine, snapshot.status, snapshot.hints)
+    )
 
 
 class Viewer:
@@ -142,14 +146,16 @@ class Viewer:
         self.table = seat_table(shared, snapshot, seat)
         context = spectators if seat is None else self._context()
         engine, status = snapshot.engine, snapshot.status
-        self.regions = region_renderings(engine, context, status, locale, room.cache, public, shown)
+        self.regions = region_renderings(
+            engine, context, status, locale, room.cache, public, shown, coach=snapshot.hints
+        )
         self._events: str | None = None
 
     def _context(self) -> SeatContext:
         """What its own regions are drawn from."""
         snapshot, seat = self.snapshot, self.seat
         info = snapshot.seat(seat)
-        return seat_context(
+        context = seat_context(
             snapshot.engine,
             snapshot.core,
             seat,
@@ -159,6 +165,12 @@ class Viewer:
             # a spectator has no forms: a version of its own would draw its regions again every move
             form_version=info.legal_version if info is not None else PUBLIC_FORM_VERSION,
         )
+        if snapshot.hints and seat is not None:  # the coach's notes: this seat's own region reads them
+            values = context.values
+            context.values[COACH] = coach_notes(
+                snapshot.game, context.view, seat, values["legal"] if values["your_move"] else []
+            )
+        return context
 
     def changed(self, sent: Mapping[str, Rendering]) -> list[str]:
         """The regions a tab that was sent ``sent`` (the same regions) lacks: those whose HTML differs,
@@ -206,7 +218,7 @@ class Viewer:
                 drawn_from = context
                 if region in public_regions(engine):
                     drawn_from = spectators_context(engine, context, self.locale)
-                template = dict(region_templates(engine, self.snapshot.status))[region]
+                template = dict(region_templates(engine, self.snapshot.status, self.snapshot.hints))[region]
                 env = environment(self.locale, engine.info.id)
                 html = self.room.cache.html(env, template, drawn_from, rendering)
             texts[region] = html.decode()
