@@ -233,6 +233,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="keep Lighthouse's JSON reports in this folder")
     arguments = parser.parse_args()
+    # Stopped by a signal, it still stops what it started (the blocks below end as on an error).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not LIGHTHOUSE.exists():
         print(
             "scripts/lighthouse: Lighthouse is not installed: run `npm ci` (or scripts/setup --dev)",
