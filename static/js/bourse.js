@@ -27,9 +27,24 @@
     return Boolean(status && status.getAttribute("data-your-move") === "yes");
   }
 
+  // The words a sighted person reads there: not what the stylesheet hides (the spectators' line on a
+  // seat's page), nor the rules link's "?" and its label beside the decision.
+  function shownText(node) {
+    if (node.nodeType === Node.TEXT_NODE) {
+      return node.nodeValue;
+    }
+    if (node.nodeType !== Node.ELEMENT_NODE || node.matches(".rules-help, [aria-hidden='true']") ||
+        getComputedStyle(node).display === "none") {
+      return "";
+    }
+    var text = "";
+    node.childNodes.forEach(function (child) { text += shownText(child); });
+    return text;
+  }
+
   function promptText() {
     var prompt = document.querySelector("#r-status .status");
-    return prompt ? prompt.textContent.replace(/\s+/g, " ").trim() : "";
+    return prompt ? shownText(prompt).replace(/\s+/g, " ").trim() : "";
   }
 
   var favicon = document.getElementById("favicon");

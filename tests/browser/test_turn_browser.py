@@ -280,3 +280,25 @@ def test_the_seats_the_game_waits_for_are_marked_as_the_turn_passes(
         assert bidding >= 2 and flashed >= 1
     finally:
         context.close()
+
+
+def test_what_is_read_out_of_a_new_decision_is_what_the_seat_sees(browser: Any, turn_server: str) -> None:
+    """The announcer (read by screen readers) and the turn's notification read the status line as it is
+    shown: a seat heard "Rules for this decision" and the spectators' "You are watching this game"
+    after every decision (the newcomer trial), which the page hides from its eyes."""
+    created = httpx.post(
+        f"{turn_server}/api/rooms", json={"game": "tulipmania-1637", "players": 3, "name": "Ann"}
+    ).json()
+    code, token = created["code"], created["token"]
+    context, page = _seated(browser, turn_server, code, token)
+    try:
+        page.get_by_role("button", name="Fill with bots").click()
+        page.get_by_role("button", name="Start the game").click()
+        page.wait_for_function("() => document.getElementById('announcer').textContent.trim() !== ''")
+        page.wait_for_selector("#r-status .rules-help")  # the decision's "?" is on the status line
+        said = page.evaluate("document.getElementById('announcer').textContent")
+        shown = page.locator("#r-status .prompt-text").inner_text()
+        assert shown.strip() and shown.strip() in said
+        assert "watching" not in said and "Rules for this decision" not in said
+    finally:
+        context.close()
