@@ -4,6 +4,7 @@ everyone sees, every string is translated."""
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from html.parser import HTMLParser
@@ -16,6 +17,7 @@ from app.games import base
 from app.games.base import State
 from app.games.registry import checks_of
 from app.games.tulip_bubble import ENGINE, INFO
+from app.games.tulip_bubble.data import AUCTION_ROWS
 from app.i18n_catalogues import extract, parts
 from app.web.app import form_to_action
 from app.web.render import render_seat_html
@@ -209,3 +211,31 @@ def test_every_string_has_a_translation_with_the_same_placeholders(locale: str) 
         for string in strings:
             assert isinstance(string, str), singular
             assert sorted(set(placeholders.findall(string)) - {"%(num)s"}) == expected, singular
+
+
+def test_a_turn_with_no_free_token_says_where_the_tokens_are() -> None:
+    """Two tokens on this round's tulips and one on a mortgage: "all your purchase tokens lie on
+    mortgages" was untrue (the newcomer trial); the page says where they lie. All three on mortgages
+    still reads as before."""
+    state = next(
+        s
+        for s in positions(4, seed=3) + positions(4, seed=4) + positions(4, seed=5)
+        if s["phase"] == "bidding"
+    )
+    seat = ENGINE.to_act(state)[0]
+    cards = [card for row in AUCTION_ROWS for card in state["rows"][row]]
+    placed = copy.deepcopy(state)
+    placed["tokens"] = {card: [seat] for card in cards[:2]}
+    placed["mortgages"][seat] = [{"card": cards[-1], "amount": 5}]
+    placed["placement"] = {"index": 4, "quota": 1, "placed": 0}
+    all_mortgaged = copy.deepcopy(state)
+    all_mortgaged["tokens"] = {}
+    all_mortgaged["mortgages"][seat] = [{"card": card, "amount": 5} for card in cards[:3]]
+    for built, words in (
+        (placed, "No purchase token is free (on tulips: 2, on mortgages: 1)"),
+        (all_mortgaged, "All your purchase tokens lie on mortgages"),
+    ):
+        html = render_seat_html(ENGINE, built, seat)
+        assert words in html
+        if built is placed:
+            assert "lie on mortgages" not in html
