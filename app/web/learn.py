@@ -40,6 +40,13 @@ ONLY_SEATS = N_("Only a player at this table can ask for a hint.")
 NOT_YOUR_DECISION = N_("A hint is for your own decision, and there is none now.")
 WIN_SHARE = N_("{option}: you win about {tenths} in 10 of these games")
 PLAYOUTS = NP_("(from {count} playout)", "(from {count} playouts)")
+# Fewer playouts than this and a share is noise ("10 in 10" from one playout read as a certainty to the
+# newcomer trial): the hint gives the count it rests on and says so.
+FEW_PLAYOUTS = 10
+TOO_FEW = NP_(
+    "{option}: won {won} of its {count} playout, too few to tell",
+    "{option}: won {won} of its {count} playouts, too few to tell",
+)
 ONLY_OPTION = N_("{option}: your only option")
 NOT_WEIGHED = N_("{option}: the bots' usual move here (the search had no time to play it out)")
 
@@ -120,6 +127,14 @@ def said_options(
         if option.won is None:
             unweighed = ONLY_OPTION if option.only else NOT_WEIGHED
             words = format_message(locale, unweighed, {"option": label}, str)
+        elif option.playouts < FEW_PLAYOUTS:
+            words = format_message(
+                locale,
+                TOO_FEW[0],
+                {"option": label, "won": round(option.won * option.playouts), "count": option.playouts},
+                str,
+                plural=TOO_FEW[1],
+            )
         else:
             share = format_message(
                 locale, WIN_SHARE, {"option": label, "tenths": round(10 * option.won)}, str

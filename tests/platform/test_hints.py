@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.games.base import Budget, random_legal_action, view_without_log
 from app.games.registry import ENGINES, checks_of
-from app.learn.hints import hint_for
+from app.learn.hints import Weighed, hint_for
 from app.learn.workers import LearnWorkers
 from app.web.app import create_app
 
@@ -244,3 +244,35 @@ def test_hints_are_thought_in_processes_started_before_the_first_is_asked() -> N
         assert options and thinking._hint_pool._pool is not None
     finally:
         thinking.stop()
+
+
+@pytest.mark.parametrize(
+    ("language", "sure", "unsure"),
+    [
+        (
+            "en",
+            "you win about 5 in 10 of these games (from 12 playouts)",
+            "won 1 of its 1 playout, too few to tell",
+        ),
+        ("zh-Hant", "（根據 12 局推演）", "1 局推演中贏了 1 局，太少，還說不準"),
+    ],
+)
+def test_a_share_from_too_few_playouts_is_given_as_a_count_and_said_to_be_too_few(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, language: str, sure: str, unsure: str
+) -> None:
+    """ "10 in 10 (from 1 playout)" read as a certainty to the newcomer trial: under ten playouts a
+    hint gives what they came to and says they are too few."""
+    code, tokens = qe_room(client, True)
+    actor = client.get(f"/api/rooms/{code}").json()["to_act"][0]
+    legal = client.get(f"/api/rooms/{code}", headers=auth(tokens[actor])).json()["legal"]
+    action = random_legal_action(legal, random.Random(1))
+
+    def weighed(*_: Any) -> list[Weighed]:  # what the search measured, fixed: the words are under test
+        return [Weighed(action, 12, 0.5), Weighed(action, 1, 1.0)]
+
+    monkeypatch.setattr(client.app.state.learn, "hint", weighed)  # type: ignore[attr-defined]
+    hint = client.get(f"/api/rooms/{code}/hint?lang={language}", headers=auth(tokens[actor]))
+    assert hint.status_code == 200, hint.text
+    first, second = hint.json()["options"]
+    assert first["text"].endswith(sure) and first["playouts"] == 12
+    assert second["text"].endswith(unsure) and second["won"] == 1.0
