@@ -67,3 +67,23 @@ def test_the_coach_says_the_same_whatever_another_seat_hides(game: str) -> None:
         assert before == after
         tried += 1
     assert tried >= 10
+
+
+def test_a_move_posted_from_the_page_is_said_as_the_same_move_from_the_api() -> None:
+    """A page's form posts counts as text ("0") and the log keeps them: a review said "Offer 0R 0Y 0G 1B"
+    where the hint said "Offer 1B" (the newcomer trial)."""
+    engine = ENGINES["basari"]
+    state, seat = next(
+        (state, seat)
+        for state, seat in decisions("basari", 4, seed=4, every=1)
+        if any(t["type"] == "offer" for t in engine.legal_actions(state, seat))
+    )
+    view = view_without_log(engine, state, seat)
+    legal = engine.legal_actions(state, seat)
+    posted = {"type": "offer", "gems": {"red": "0", "yellow": "0", "green": "0", "blue": "1"}}
+    sent = {"type": "offer", "gems": {"blue": 1}}
+    said = [
+        format_message("en", *option_message("basari", action, view, seat, legal), str, "basari")
+        for action in (posted, sent)
+    ]
+    assert said[0] == said[1] == "Offer 1B"

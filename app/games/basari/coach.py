@@ -12,8 +12,11 @@ from app.games.base import N_, Action, View
 Message = tuple[str, dict[str, Any]]
 
 
-def _gems(counts: dict[str, int]) -> dict[str, Any]:
-    return base.counted([(counts[c], COLOUR_LETTERS[c]) for c in COLOURS if counts.get(c)])
+def _gems(counts: dict[str, int | str]) -> dict[str, Any]:
+    """The colours given, the zeros left out. A move posted from the page carries its counts as the
+    form's text ("0"), and the log keeps them so: a review read "Offer 0R 0Y 0G 1B"."""
+    given = [(int(counts.get(c) or 0), COLOUR_LETTERS[c]) for c in COLOURS]
+    return base.counted([(count, letter) for count, letter in given if count])
 
 
 def describe(action: Action, view: View, seat: int) -> Message | None:
