@@ -87,3 +87,31 @@ def test_a_move_posted_from_the_page_is_said_as_the_same_move_from_the_api() -> 
         for action in (posted, sent)
     ]
     assert said[0] == said[1] == "Offer 1B"
+
+
+def test_tulip_bubbles_coach_says_how_prices_move_and_that_a_mortgage_keeps_a_tulip_from_collectors() -> None:
+    """The newcomer trial bought a colour just before it fell and built a collector's order around a
+    mortgaged tulip: the coach says both, from the seat's view."""
+    engine = ENGINES["tulip-bubble"]
+    seen_bidding = seen_mortgage = False
+    for state, seat in decisions("tulip-bubble", 4, seed=6, every=1):
+        view = view_without_log(engine, state, seat)
+        legal = engine.legal_actions(state, seat)
+        said = [
+            format_message("en", text, params, str, "tulip_bubble")
+            for text, params in decision_notes("tulip-bubble", view, seat, legal)
+        ]
+        if view["phase"] == "bidding":
+            colours = [card["colour"] for row in view["rows"] for card in row["cards"]]
+            counts = ", ".join(f"{colours.count(c)} {c}" for c in ("red", "white", "yellow"))
+            assert any(note.endswith(f"In the rows now: {counts}.") for note in said), said
+            seen_bidding = True
+        mortgages = view["you"]["player"]["mortgages"]
+        if view["phase"] == "selling" and mortgages:
+            for mortgage in mortgages:
+                assert (
+                    f"{mortgage['label']} is mortgaged: no collector takes it until you redeem it for "
+                    f"{mortgage['amount']}."
+                ) in said
+            seen_mortgage = True
+    assert seen_bidding and seen_mortgage

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.games.base import N_, Action, View
-from app.games.tulip_bubble.data import label_of
+from app.games.tulip_bubble.data import COLOURS, label_of
 
 Message = tuple[str, dict[str, Any]]
 
@@ -59,6 +59,13 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
                     {"value": you.get("hand_value", 0), "cash": cash},
                 )
             )
+        for mortgage in (you.get("player") or {}).get("mortgages", []):
+            said.append(
+                (
+                    N_("{card} is mortgaged: no collector takes it until you redeem it for {amount}."),
+                    {"card": mortgage["label"], "amount": mortgage["amount"]},
+                )
+            )
         for collector in you.get("satisfiable", []):
             said.append(
                 (
@@ -85,6 +92,20 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
             (
                 N_("You hold {cash} in cash; free purchase tokens: {tokens}."),
                 {"cash": cash, "tokens": player.get("tokens_free", 0)},
+            )
+        )
+        counts = {colour: 0 for colour in COLOURS}
+        for row in view.get("rows", []):
+            for card in row["cards"]:
+                counts[card["colour"]] += 1
+        said.append(
+            (
+                N_(
+                    "At the round's end the colour with the most tulips left in the three rows falls a step "
+                    "and the one with the fewest rises a step (all equal: none moves); then a market card may "
+                    "move prices further. In the rows now: {red} red, {white} white, {yellow} yellow."
+                ),
+                counts,
             )
         )
     elif phase == "auction" and view.get("auction"):
