@@ -68,7 +68,9 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
             )
         said.append(
             (
-                N_("Workers: you have {workers}; at {needed} the round is scored and you gain {bonus}★."),
+                N_(
+                    "Workers: you have {workers}. Once anyone has {needed} after a turn, the round is scored, and everyone with {needed} or more gains {bonus}★."
+                ),
                 {
                     "workers": me["workers"],
                     "needed": view.get("round_end_workers", 15),
