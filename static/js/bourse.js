@@ -640,12 +640,19 @@
     arm(button);
   }, true);
 
+  document.addEventListener("pointerdown", function (event) {
+    document.querySelectorAll("button.armed").forEach(function (button) {
+      if (!button.contains(event.target)) { disarm(button); }
+    });
+  }, true);
+
   function arm(button) {
     button.setAttribute("data-label", button.innerHTML);
     button.textContent = button.getAttribute("data-confirm");
     button.classList.add("armed");
     button.setAttribute("aria-live", "polite");
-    button._bourseDisarm = window.setTimeout(function () { disarm(button); }, 4000);
+    // Long enough to read the question (4 s was not, for the newcomer trial); a tap elsewhere disarms it.
+    button._bourseDisarm = window.setTimeout(function () { disarm(button); }, 10000);
   }
 
   function disarm(button) {

@@ -302,3 +302,27 @@ def test_what_is_read_out_of_a_new_decision_is_what_the_seat_sees(browser: Any, 
         assert "watching" not in said and "Rules for this decision" not in said
     finally:
         context.close()
+
+
+def test_a_question_before_an_irreversible_move_waits_to_be_read_and_a_tap_elsewhere_withdraws_it(
+    browser: Any, turn_server: str
+) -> None:
+    """The first tap on such a button asks its question; 4 s later it used to take the question back
+    before a newcomer had read it. It stays for longer, and a tap anywhere else takes it back."""
+    created = httpx.post(f"{turn_server}/api/rooms", json={"game": "qe", "players": 3, "name": "Ann"}).json()
+    code, token = created["code"], created["token"]
+    context, page = _seated(browser, turn_server, code, token)
+    try:
+        page.get_by_role("button", name="Fill with bots").click()
+        page.get_by_role("button", name="Start the game").click()
+        button = page.locator("button[data-confirm]").first
+        button.wait_for(timeout=20_000)
+        label = button.inner_text()
+        button.click()
+        assert button.inner_text() == button.get_attribute("data-confirm")
+        page.wait_for_timeout(5_000)
+        assert "armed" in (button.get_attribute("class") or "")
+        page.locator("h1").first.click()
+        assert "armed" not in (button.get_attribute("class") or "") and button.inner_text() == label
+    finally:
+        context.close()
