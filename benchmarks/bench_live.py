@@ -22,11 +22,13 @@ and each room's tabs alternate between the two, so every change reaches half its
 Server CPU and memory are the app processes' sums (PostgreSQL's and Redis's own are not counted).
 
 ``--hints N`` (issue 46) measures what hints and reviews cost the other rooms: each run is made
-twice in turn, ``--rounds`` times, without and with ``N`` more rooms (``Learners``) of a seat and
-three normal bots at a table that allows hints, whose seat asks for a hint at each of its decisions
-and plays the hint's best option, while the server reviews finished games (their seat's review asked
-for as the window opens). The measured rooms' figures are compared; the hint rooms are not among
-them, and the hints' and reviews' worker processes' CPU is given apart from the server's.
+twice in turn, ``--rounds`` times, with ``N`` more rooms (``Learners``) of a seat and three normal
+bots at a table that allows hints, played alike in both: the seat takes ``LEARNER_PAUSE`` or its
+hint's time at each of its decisions. In one run it plays a legal move of its own and nothing more;
+in the other it asks for a hint and plays the hint's best option, while the server reviews finished
+games (their seat's review asked for as the window opens). The measured rooms' figures are
+compared (the learners' rooms are not among them), and the hints' and reviews' worker processes'
+CPU is given apart from the server's.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import random
 import resource
 import signal
 import socket
@@ -58,6 +61,7 @@ from typing import Any
 
 import uvloop
 
+from app.games.base import random_legal_action
 from benchmarks.live_client import (
     SEAT_COOKIE_PREFIX,
     Bucket,
@@ -106,7 +110,8 @@ class Options:
     api_line: bool = True  # with ``--mode socket``, a JSON API client's run too, on its own line
     compare: str | None = None  # another checkout whose server runs alternately with this one's
     rounds: int = 3  # alternating pairs with ``compare`` or ``hints``
-    hints: int = 0  # rooms whose seat keeps asking for hints, reviews running (run alternately without)
+    hints: int = 0  # learners' rooms, asking for hints with reviews running or not, in turn (``Learners``)
+    asking: bool = True  # with ``hints``: whether the learners ask for hints and reviews run
 
 
 # --------------------------------------------------------------------------- /proc
@@ -431,6 +436,7 @@ def _sleep_until(moment: float) -> None:
 HINT_GAME = "basari"  # the hint rooms' game: its hints cost the most
 REVIEW_GAME = "qe"  # the reviewed games': played to the end by bots in a few seconds
 REVIEWS = 3  # finished games whose review is asked for as the window opens (run one at a time)
+LEARNER_PAUSE = 1.3  # seconds a learner not asking for hints takes over a decision (a hint's time)
 
 
 class Learners:
@@ -439,8 +445,9 @@ class Learners:
     room when the game ends); and the reviews of ``REVIEWS`` finished games, asked for as the window
     opens. ``stop`` gives the hints' times and the CPU of the server's worker processes meanwhile."""
 
-    def __init__(self, port: int, server_pid: int, rooms: int) -> None:
-        self.port, self.server_pid, self.rooms = port, server_pid, rooms
+    def __init__(self, port: int, server_pid: int, rooms: int, asking: bool = True) -> None:
+        self.port, self.server_pid, self.rooms, self.asking = port, server_pid, rooms, asking
+        self.rng = random.Random(46)
         self.finished: list[tuple[str, str]] = []
         self.times: list[float] = []
         self.figures: dict[str, Any] | None = None
@@ -468,11 +475,21 @@ class Learners:
         self._call("POST", f"/api/rooms/{code}/start", None, token)
         if not ann_plays:  # a bot plays Ann's seat to the end
             self._call("POST", f"/api/rooms/{code}/bots", {"seat": 0}, token)
+        else:  # Ann opens her page, as a person does (which starts the hints' processes)
+            connection = http.client.HTTPConnection(HOST, self.port, timeout=60)
+            try:
+                connection.request(
+                    "GET", f"/r/{code}", headers={"Cookie": f"{SEAT_COOKIE_PREFIX}{code}={token}"}
+                )
+                connection.getresponse().read()
+            finally:
+                connection.close()
         return code, token
 
     def prepare(self, deadline: float) -> None:
-        """Before the window: the games to review, played to their end by bots (none without rooms)."""
-        if not self.rooms:
+        """Before the window: the games to review, played to their end by bots (none without rooms
+        or when not asking)."""
+        if not self.rooms or not self.asking:
             return
         rooms = [self._room(REVIEW_GAME, ann_plays=False) for _ in range(REVIEWS)]
         for code, token in rooms:
@@ -503,13 +520,17 @@ class Learners:
             if 0 not in room["to_act"] or not room["legal"]:
                 self._stop.wait(0.1)
                 continue
-            asked = time.monotonic()
-            status, hint = self._call("GET", f"/api/rooms/{code}/hint", None, token)
-            if status != 200:  # the coach busy (503): ask again a little later
-                self._stop.wait(0.5)
-                continue
-            self.times.append(time.monotonic() - asked)
-            action = hint["options"][0]["action"]
+            if not self.asking:
+                self._stop.wait(LEARNER_PAUSE)
+                action = random_legal_action(room["legal"], self.rng)
+            else:
+                asked = time.monotonic()
+                status, hint = self._call("GET", f"/api/rooms/{code}/hint", None, token)
+                if status != 200:  # the coach busy (503): ask again a little later
+                    self._stop.wait(0.5)
+                    continue
+                self.times.append(time.monotonic() - asked)
+                action = hint["options"][0]["action"]
             self._call(
                 "POST", f"/api/rooms/{code}/actions", {"version": room["version"], "action": action}, token
             )
@@ -529,6 +550,7 @@ class Learners:
                 reviewed += self._call("GET", f"/api/rooms/{code}/review", None, token)[1]["reviewed"]
         self.figures = {
             "rooms": self.rooms,
+            "asking": self.asking,
             "asked": len(self.times),
             "p50_s": statistics.median(self.times) if self.times else None,
             "max_s": max(self.times) if self.times else None,
@@ -555,7 +577,9 @@ def run_point(options: Options, rooms: int, target: str) -> dict[str, Any]:
         server = servers[0]
         ports: int | list[int] = [one.port for one in servers] if len(servers) > 1 else server.port
         setup_deadline = time.monotonic() + options.setup_timeout
-        learners = Learners(server.port, server.pid, options.hints if target == "bourse" else 0)
+        learners = Learners(
+            server.port, server.pid, options.hints if target == "bourse" else 0, options.asking
+        )
         pipes: list[Any] = []
         processes: list[Any] = []
         try:
@@ -897,7 +921,11 @@ def describe(report: dict[str, Any]) -> str:
         f"  bytes to the tabs per accepted action {_kb(report['tab_bytes'] / max(1, report['accepted']))} KB "
         f"(every tab's, as on the wire)"
     )
-    if report.get("hints"):
+    if report.get("hints") and not report["hints"]["asking"]:
+        lines.append(
+            f"  with {report['hints']['rooms']} learners' rooms playing, asking for no hint, no review"
+        )
+    elif report.get("hints"):
         hints = report["hints"]
         lines.append(
             f"  with {hints['rooms']} rooms asking for hints: {hints['asked']} hints, "
@@ -1102,10 +1130,10 @@ def compare_hints(options: Options, rooms: int, out: Any) -> None:
     pairs = []
     for number in range(options.rounds):
         pair = []
-        for learners in (0, options.hints):
-            report = run_point(replace(options, hints=learners), rooms, "bourse")
+        for asking in (False, True):
+            report = run_point(replace(options, asking=asking), rooms, "bourse")
             pair.append(report)
-            print(f"  round {number + 1}, {'with' if learners else 'without'} hints:", file=out)
+            print(f"  round {number + 1}, {'with' if asking else 'without'} hints and reviews:", file=out)
             print(describe(report), file=out, flush=True)
         pairs.append(pair)
     print(

@@ -13,6 +13,7 @@ retries), and a hint asked again at the same moment is answered from a small cac
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -20,6 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 from app.games.base import N_, Budget, View, view_without_log
@@ -45,6 +47,14 @@ BUSY = N_("The coach is busy with other tables; ask again in a few seconds.")
 
 
 def _lower_priority(niceness: int) -> None:
+    """A worker's priority: ``niceness``, and a scheduling group of its own at that niceness. Linux
+    shares a busy machine out between groups first (``autogroup``: one a session), so in the
+    server's group the workers' playouts took the group's share from the server itself, whatever
+    their niceness, and other rooms' moves waited; in a session of its own a worker competes as a
+    niced group of its own. (Where there are no such groups, the niceness alone.)"""
+    with contextlib.suppress(OSError):
+        os.setsid()
+        Path("/proc/self/autogroup").write_text(str(niceness))
     os.nice(niceness)
 
 
