@@ -122,7 +122,7 @@ def report(outs: list[Path]) -> str:
     lines = [json.loads(text) for out in outs for text in out.read_text().splitlines() if text.strip()]
     table = [
         "| game | ordering | games | strong | normal | strong decision: median / p95 / slowest | "
-        f"searched decisions: playouts a decision, CPU median / p95 (over {SERVER_ALLOWANCE:.1f} s) | "
+        f"searched decisions: playouts, CPU median / p95 (over {SERVER_ALLOWANCE:.1f} s; cut by a clock) | "
         "fallbacks | CPU s |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -151,11 +151,13 @@ def _row(game: str, ordering: str, lines: list[dict[str, Any]]) -> str:
     rates = {kind: _rate(Rate.of(values)) for kind, values in shares.items()}
     timing = f"{at(0.5):.0f} / {at(0.95):.0f} / {1000 * seconds[-1]:.0f} ms ({len(thoughts)})"
     searched = [t for t in thoughts if len(t) > 5 and t[2] > 1]  # lines before the CPU's: none
-    cpu = sorted(t[5] for t in searched)
-    over = sum(seconds > SERVER_ALLOWANCE for seconds in cpu)
+    search_cpu = sorted(t[5] for t in searched)
+    over = sum(seconds > SERVER_ALLOWANCE for seconds in search_cpu)
+    cut = sum(bool(t[3]) for t in searched)
     work = (
-        f"{sum(t[1] for t in searched) / len(searched):.1f}, {1000 * cpu[len(cpu) // 2]:.0f} / "
-        f"{1000 * cpu[min(len(cpu) - 1, math.floor(0.95 * len(cpu)))]:.0f} ms ({over} of {len(cpu)})"
+        f"{sum(t[1] for t in searched) / len(searched):.1f}, {1000 * search_cpu[len(search_cpu) // 2]:.0f} / "
+        f"{1000 * search_cpu[min(len(search_cpu) - 1, math.floor(0.95 * len(search_cpu)))]:.0f} ms "
+        f"({over} of {len(search_cpu)}; {cut} cut short)"
         if searched
         else "—"
     )
