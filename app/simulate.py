@@ -12,9 +12,10 @@ as a share) with a 95% confidence interval, the average length and games per sec
 measure of play where it has one (Basari: the share of turns in which three or more seats chose the
 same action card, so nobody performs it), and exits non-zero if any check failed.
 For strong seats it adds the decisions' time (median, 95th percentile, slowest), how many
-searches the clock cut short and how many moves fell back to random. ``--iterations`` caps a strong
-decision's playouts and ``--think-seconds`` is its clock: with a clock far above what the playouts
-need, the games are the same on any machine.
+searches a clock cut short and how many moves fell back to random. A strong decision plays the
+game's own count of playouts (``SearchHooks.playouts``), capped by ``--iterations``; ``--think-seconds``
+is its budget (its CPU allowance and the table's latency cap, ``app/bots/search.py``): with a budget
+far above what the playouts need, the games are the same on any machine.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.bots import Thought, safe_decision
+from app.bots.search import Search, strong_action
 from app.games.base import (
     STRENGTHS,
     Action,
@@ -89,15 +91,16 @@ def choose(
     rng: random.Random,
     budget: Budget,
     thoughts: list[Thought] | None = None,
+    search: Search = strong_action,
 ) -> Action:
     """One seat's move: the random legal bot, or the game's bot given only the seat's view (the strong
-    bot: and worlds drawn from it; its ``Thought`` is added to ``thoughts``)."""
+    bot: ``search`` in worlds drawn from it; its ``Thought`` is added to ``thoughts``)."""
     if kind == "random":
         return random_bot_action(engine, state, seat, rng)
     thought = Thought()
     view = view_without_log(engine, state, seat)
     legal = engine.legal_actions(state, seat)
-    action = safe_decision(engine, view, seat, legal, rng, kind, budget, thought)
+    action = safe_decision(engine, view, seat, legal, rng, kind, budget, thought, search)
     if kind == "strong" and thoughts is not None:
         thoughts.append(thought)
     return action
@@ -131,7 +134,13 @@ def check_position(
 
 
 def play_game(
-    engine: Engine, players: int, kinds: list[str], seed: int, budget: Budget, check: bool = True
+    engine: Engine,
+    players: int,
+    kinds: list[str],
+    seed: int,
+    budget: Budget,
+    check: bool = True,
+    search: Search = strong_action,
 ) -> GameRecord:
     record = GameRecord(kinds=kinds)
     measure = TURN_MEASURES[engine.info.id][1] if engine.info.id in TURN_MEASURES else None
@@ -148,7 +157,7 @@ def play_game(
             return record
         seat = waiting[0]
         rng = random.Random(f"{seed}/{seat}/{record.actions}")
-        action = choose(engine, state, seat, kinds[seat], rng, budget, record.thoughts)
+        action = choose(engine, state, seat, kinds[seat], rng, budget, record.thoughts, search)
         try:
             after = engine.apply(state, seat, action)
         except IllegalAction as refused:
@@ -228,7 +237,8 @@ class Summary:
         return [f"game {i}: {problem}" for i, r in enumerate(self.records) for problem in r.failures]
 
     def thinking(self) -> list[str]:
-        """The strong decisions' time and how many the clock or the guard cut short."""
+        """The strong decisions' time (wall clock, and the search's CPU) and how many a clock or the guard
+        cut short."""
         thoughts = [t for r in self.records for t in r.thoughts]
         if not thoughts:
             return []
@@ -236,9 +246,11 @@ class Summary:
         p50, p95 = (seconds[min(len(seconds) - 1, int(q * len(seconds)))] for q in (0.5, 0.95))
         searched = [t for t in thoughts if t.candidates > 1]
         playouts = sum(t.playouts for t in searched) / max(len(searched), 1)
+        cpu = sorted(t.cpu_seconds for t in searched) or [0.0]
         return [
             f"  strong decisions {len(thoughts)}: {1000 * p50:.0f} ms median, {1000 * p95:.0f} ms p95, "
-            f"{1000 * seconds[-1]:.0f} ms slowest; {len(searched)} searched, {playouts:.1f} playouts each; "
+            f"{1000 * seconds[-1]:.0f} ms slowest; {len(searched)} searched, {playouts:.1f} playouts each "
+            f"({1000 * cpu[len(cpu) // 2]:.0f} ms CPU median, {1000 * cpu[min(len(cpu) - 1, int(0.95 * len(cpu)))]:.0f} ms p95); "
             f"{sum(t.cut_by_clock for t in thoughts)} cut by the clock, "
             f"{sum(t.fallback is not None for t in thoughts)} fell back to random"
         ]
@@ -272,12 +284,13 @@ def simulate(
     seed: int = 0,
     budget: Budget | None = None,
     check: bool = True,
+    search: Search = strong_action,
 ) -> Summary:
     engine = ENGINES[game]
     budget = budget or Budget()
     started, cpu_started = time.perf_counter(), time.process_time()
     records = [
-        play_game(engine, players, seat_kinds(bots, players, g), seed * 1_000_003 + g, budget, check)
+        play_game(engine, players, seat_kinds(bots, players, g), seed * 1_000_003 + g, budget, check, search)
         for g in range(games)
     ]
     return Summary(game, players, records, time.perf_counter() - started, time.process_time() - cpu_started)
@@ -291,9 +304,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bots", default="normal,easy", help="comma-separated: " + ", ".join(KINDS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--iterations", type=int, default=Budget.iterations, help="playouts a strong decision"
+        "--iterations",
+        type=int,
+        default=Budget.iterations,
+        help="at most this many playouts a strong decision",
     )
-    parser.add_argument("--think-seconds", type=float, default=Budget.seconds, help="a decision's clock")
+    parser.add_argument("--think-seconds", type=float, default=Budget.seconds, help="a decision's budget")
     parser.add_argument("--no-checks", action="store_true", help="play only (for speed figures)")
     args = parser.parse_args(argv)
     bots = [kind.strip() for kind in args.bots.split(",") if kind.strip()]

@@ -3,9 +3,9 @@
 A search is pure Python: in one of the server's threads it would hold the interpreter lock for most of
 its budget, and the event loop (every other room's moves, pushes and pages) would wait for it. Here
 every room's strong decisions go to one worker process, niced (``NICENESS``), so the server's own work
-comes first on a busy machine. A decision keeps its budget from the moment it is asked: one that
-waited behind other rooms' searches gets what is left of its time (at worst the normal bot's move,
-never a late one). The simulator and the tests search in-process (``app.bots.search``).
+comes first on a busy machine. A decision's latency cap runs from the moment it is asked: one that
+waited behind other rooms' searches gets what is left of it (at worst the normal bot's move, never a
+late one); its playouts and CPU allowance are counted in the worker (``app.bots.search``). The simulator and the tests search in-process (``app.bots.search``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from app.bots.search import THINK_SHARE, Thought, strong_action
+from app.bots.search import LATENCY_SHARE, Thought, strong_action
 from app.games.base import Action, Budget, Engine, View
 from app.games.registry import ENGINES
 
@@ -72,13 +72,14 @@ class Thinkers:
         self._start()
         if self._pool is None or not self._ready.is_set():
             return strong_action(engine, view, seat, legal, rng, budget, thought)
-        deadline = time.monotonic() + THINK_SHARE * budget.seconds
+        deadline = time.monotonic() + LATENCY_SHARE * budget.seconds  # the wait for the worker counts
         job = self._pool.submit(_search, engine.info.id, view, seat, legal, rng.getstate(), budget, deadline)
         action, done = job.result()
-        thought.playouts, thought.candidates, thought.cut_by_clock = (
+        thought.playouts, thought.candidates, thought.cut_by_clock, thought.cpu_seconds = (
             done.playouts,
             done.candidates,
             done.cut_by_clock,
+            done.cpu_seconds,
         )
         return action
 

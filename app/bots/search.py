@@ -19,11 +19,15 @@ A game tells the search what only it knows in its ``determinize`` module's ``SEA
 worth there (Basari: at the scoring of the round, points ahead of the best rival), its own candidates
 (Basari's offers) and a choice drawn by the searched values (Basari's action card).
 
-The search stops at ``Budget.iterations`` playouts (so a seed gives the same move on any machine) or
-when ``THINK_SHARE`` of ``Budget.seconds`` has gone, whichever comes first, but not before
-``FLOOR_ROUNDS`` rounds (unless ``FLOOR_SHARE`` of the budget has gone): on a busy host the clock alone
-left it a playout or two, and it played like the normal bot. ``safe_decision`` keeps its guard
-behind it. The engines stay pure: the clock is read here only.
+A strong decision's budget is counted in work, not in the host's time: the game's ``SEARCH.playouts``
+(within ``Budget.iterations``), the count its strength was measured at, so a seed gives the same move
+on any machine, busy or idle. Two clocks only cap it (``Clocks``): ``THINK_SHARE`` of
+``Budget.seconds`` in the searching thread's CPU time (a busy host does not shrink it; it stops a
+decision whose playouts are long, but not before ``FLOOR_ROUNDS`` rounds), and ``LATENCY_SHARE`` of it
+on the wall clock from when the move was asked, the table's patience, which stops everything (below
+``app.bots.GRACE``, where the table plays at random instead). On a busy host the wall-clock budget
+this replaces left the search a playout or two, and it played like the normal bot. The engines stay
+pure: the clocks are read here only.
 """
 
 from __future__ import annotations
@@ -52,12 +56,11 @@ from app.games.base import (
 )
 from app.games.registry import determinizer_of, search_hooks_of
 
-THINK_SHARE = 0.7  # of the budget's seconds: the rest covers the move in hand and a busy machine
-# Rounds of playouts (every candidate once a round) the clock may not cut short, so that a busy
-# host's search still compares its candidates over a few worlds, unless FLOOR_SHARE of the budget's
-# seconds has gone (below app.bots.GRACE, where the table stops waiting and plays at random).
+THINK_SHARE = 0.7  # of the budget's seconds, in the searching thread's CPU time
+LATENCY_SHARE = 1.0  # of the budget's seconds on the wall clock: the table's patience (app.bots.GRACE)
+# Rounds of playouts (every candidate once a round) the CPU allowance may not cut short, so that a
+# decision with long playouts still compares its candidates over a few worlds (the latency cap can).
 FLOOR_ROUNDS = 3
-FLOOR_SHARE = 1.0
 MAX_CANDIDATES = 8
 BID_SCALES = (0.0, 0.5, 0.75, 1.25, 1.6)  # bids tried around the normal bot's amount
 RIVAL_WEIGHT = 0.2  # a playout's score: win share + this much for each rival outscored, shared out
@@ -70,6 +73,19 @@ PLAYOUT_LIMIT = 3000  # actions: a playout that long is stuck (none is, in the s
 Search = Callable[..., Action]  # strong_action, or the same in another process (app/bots/apart.py)
 
 
+@dataclass(frozen=True)
+class Clocks:
+    """What a search reads the time from: ``wall`` for the table's latency, ``cpu`` for the work done
+    (the searching thread's CPU time: what the search gets of a core, however busy the host). The tests
+    hand in clocks of their own."""
+
+    wall: Callable[[], float] = time.monotonic
+    cpu: Callable[[], float] = time.thread_time
+
+
+HOST_CLOCKS = Clocks()
+
+
 @dataclass
 class Thought:
     """What a search did: for the simulator's figures and the tests."""
@@ -78,14 +94,15 @@ class Thought:
     candidates: int = 0
     cut_by_clock: bool = False
     seconds: float = 0.0  # the whole decision's, as safe_decision measured it
+    cpu_seconds: float = 0.0  # the searching thread's CPU time for the playouts
     fallback: str | None = None  # why safe_decision played a random move instead, if it did
 
 
 @dataclass(frozen=True)
 class Floor:
-    """Rounds of playouts the clock may not cut (each candidate played this many times), unless
-    ``deadline`` (``time.monotonic``), the table's own limit, passes first: on a busy host a search
-    cut by its clock after a playout or two plays no better than the normal bot."""
+    """Rounds of playouts (each candidate played this many times) that neither the soft deadline nor
+    the CPU allowance may cut, unless ``deadline`` (the wall clock: ``time.monotonic``), the table's
+    own limit, passes first: a search cut after a playout or two plays no better than the normal bot."""
 
     rounds: int
     deadline: float
@@ -118,16 +135,34 @@ def strong_action(
     budget: Budget,
     thought: Thought | None = None,
     deadline: float | None = None,
+    clocks: Clocks = HOST_CLOCKS,
 ) -> Action:
     """The normal bot's move, or a candidate that clearly beats it (or the best on average, if the
     game's ``SEARCH`` says so) in playouts in worlds drawn from ``view`` (the seat's, and all the
-    search is given of the table), within the budget (by ``deadline`` on the ``time.monotonic`` clock if given: a decision that
-    waited for its turn has less time)."""
+    search is given of the table): the game's ``SEARCH.playouts`` of them (at most
+    ``budget.iterations``), cut short only by ``THINK_SHARE`` of ``budget.seconds`` of CPU time (after
+    ``FLOOR_ROUNDS`` rounds) or by the latency cap, ``deadline`` on the wall clock (by default
+    ``LATENCY_SHARE`` of the budget from now: a decision that waited for its turn has less)."""
     thought = thought if thought is not None else Thought()
-    deadline = deadline if deadline is not None else time.monotonic() + THINK_SHARE * budget.seconds
+    if deadline is None:
+        deadline = clocks.wall() + LATENCY_SHARE * budget.seconds
     hooks = search_hooks_of(engine.info.id)
-    floor = Floor(FLOOR_ROUNDS, deadline + (FLOOR_SHARE - THINK_SHARE) * budget.seconds)
-    candidates = weigh(engine, view, seat, legal, rng, budget, deadline, hooks, thought, floor)
+    playouts = Budget(seconds=budget.seconds, iterations=min(budget.iterations, hooks.playouts))
+    floor = Floor(FLOOR_ROUNDS, deadline)
+    candidates = weigh(
+        engine,
+        view,
+        seat,
+        legal,
+        rng,
+        playouts,
+        deadline,
+        hooks,
+        thought,
+        floor,
+        cpu_seconds=THINK_SHARE * budget.seconds,
+        clocks=clocks,
+    )
     temperature = None if hooks.choice_temperature is None else hooks.choice_temperature(view)
     if temperature is not None:
         return drawn_by_mean(candidates, temperature, rng).action
@@ -148,13 +183,17 @@ def weigh(
     floor: Floor | None = None,
     most: int = MAX_CANDIDATES,
     first: Action | None = None,
+    cpu_seconds: float = math.inf,
+    clocks: Clocks = HOST_CLOCKS,
 ) -> list[Candidate]:
     """The candidates for this decision (the normal bot's move first, at most ``most``), each played
     out in the same worlds drawn from ``view``, round after round, until ``budget.iterations``
-    playouts or ``deadline`` (``time.monotonic``); the clock cannot stop the first rounds that
-    ``floor`` asks for before its own hard deadline; ``first``, if given, is weighed first (a
-    review's move played). A search, a hint and a review all weigh their options here."""
+    playouts, ``deadline`` (``clocks.wall``) or ``cpu_seconds`` of this thread's CPU time
+    (``clocks.cpu``); neither can stop the first rounds that ``floor`` asks for before its own hard
+    deadline; ``first``, if given, is weighed first (a review's move played). A search, a hint and a
+    review all weigh their options here."""
     thought = thought if thought is not None else Thought()
+    started = clocks.cpu()
     normal = engine.decide(view, seat, legal, rng, "normal", budget)
     determinize = determinizer_of(engine.info.id)
     own = None if hooks.candidates is None else hooks.candidates(view, seat)
@@ -173,16 +212,19 @@ def weigh(
             round_number = number // len(candidates)
             if number % len(candidates) == 0:
                 world_seed = rng.getrandbits(64)  # each round plays every candidate in the same world
-            until = floor.deadline if floor is not None and round_number < floor.rounds else deadline
-            if time.monotonic() > until:
+            floored = floor is not None and round_number < floor.rounds
+            until = floor.deadline if floor is not None and floored else deadline
+            spent = not floored and clocks.cpu() - started > cpu_seconds
+            if spent or clocks.wall() > until:
                 thought.cut_by_clock = True
                 break
             if candidate.refused:
                 continue
-            if not _try(engine, worlds, seat, candidate, round_number, world_seed, until, hooks):
+            if not _try(engine, worlds, seat, candidate, round_number, world_seed, until, hooks, clocks.wall):
                 thought.cut_by_clock = True
                 break
             thought.playouts += 1
+    thought.cpu_seconds = clocks.cpu() - started
     return candidates
 
 
@@ -232,8 +274,10 @@ def _try(
     world_seed: int,
     deadline: float,
     hooks: SearchHooks,
+    clock: Callable[[], float] = time.monotonic,
 ) -> bool:
-    """One playout of the candidate; False if the clock ran out during it (it then counts for nothing).
+    """One playout of the candidate; False if ``clock`` passed ``deadline`` during it (it then counts
+    for nothing).
     The same seed gives the same world and the same playout draws, so that candidates of one round
     differ only by what they do (far less noise between them than independent playouts have)."""
     rng = random.Random(world_seed)
@@ -244,7 +288,7 @@ def _try(
         candidate.refused = True
         return True
     over, value = hooks.playout_over, hooks.position_value
-    end = playout(engine, world, rng, deadline, None if over is None else lambda s: over(start, s))
+    end = playout(engine, world, rng, deadline, None if over is None else lambda s: over(start, s), clock)
     if end is None:
         return False
     result = engine.result(end)
@@ -263,15 +307,16 @@ def playout(
     rng: random.Random,
     deadline: float = math.inf,
     over: Callable[[State], bool] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> State | None:
     """The game played to its end (or until ``over`` says so) by the normal bot in every seat (a
     refused or failing move is replaced by a random legal one, as at a real table); None if
-    ``deadline`` passes first."""
+    ``clock`` passes ``deadline`` first."""
     budget = Budget()
     for _ in range(PLAYOUT_LIMIT):
         if state["finished"] or (over is not None and over(state)):
             break
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             return None
         actor = engine.to_act(state)[0]
         legal = engine.legal_actions(state, actor)

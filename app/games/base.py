@@ -150,7 +150,8 @@ DEFAULT_STRENGTH = "normal"
 @dataclass(frozen=True)
 class Budget:
     """What one bot decision may spend: ``iterations`` caps any search (so a seed gives the same
-    decision on any machine) and ``seconds`` is the wall-clock safety net behind it."""
+    decision on any machine) and ``seconds`` is the time behind it (the strong search's CPU time and
+    the table's wall-clock patience: ``app/bots/search.py``)."""
 
     seconds: float = 1.0
     iterations: int = 200
@@ -265,6 +266,9 @@ class SearchHooks:
     # a decision's temperature (None: the move is taken outright): the move is then drawn with odds
     # growing as exp(mean / temperature) among the searched candidates
     choice_temperature: Callable[[View], float | None] | None = None
+    # a strong decision's playouts (the strong bot's budget, within ``Budget.iterations``): the count
+    # its strength was measured at, so that it plays that strong however busy the host
+    playouts: int = 16
 
     def __post_init__(self) -> None:
         if (self.playout_over is None) != (self.position_value is None):

@@ -9,17 +9,23 @@ BENCHMARKS.md ("Bots and the simulator") has the strength figures and their comm
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import importlib
 import json
 import random
-import time
 
 import pytest
 
 from app import simulate
-from app.bots import GRACE, Thought, fits, safe_decision
+from app.bots import Thought, fits, safe_decision
 from app.bots.search import (
+    FLOOR_ROUNDS,
+    LATENCY_SHARE,
+    MAX_CANDIDATES,
+    THINK_SHARE,
     Candidate,
+    Clocks,
     best_mean,
     candidate_actions,
     clearly_better,
@@ -92,20 +98,22 @@ def test_the_strong_bot_plays_only_fitting_moves_and_the_same_for_a_seed(game: s
     assert searched >= 3  # positions with a real choice to weigh
 
 
-def test_a_strong_decision_keeps_to_the_clock_without_falling_back() -> None:
+def test_the_latency_cap_stops_even_the_first_rounds_and_the_normal_move_is_played() -> None:
+    """A host so busy that the table's patience has gone before the first playout: no playout, no
+    fallback, the normal bot's move (the table never waits past its cap)."""
     engine = ENGINES["basari"]
     state = engine.setup(4, {}, 2)
     seat = engine.to_act(state)[0]
+    view, legal = view_without_log(engine, state, seat), engine.legal_actions(state, seat)
+    budget = Budget(seconds=1.0, iterations=200)
+    late = Clocks(wall=Readings(0.0, LATENCY_SHARE + 0.01), cpu=Readings(0.0))
     thought = Thought()
-    budget = Budget(seconds=1.0, iterations=100_000)  # the default: a busy machine still answers in time
-    started = time.perf_counter()
     action = safe_decision(
-        engine, view_without_log(engine, state, seat), seat, engine.legal_actions(state, seat),
-        random.Random(1), "strong", budget, thought,
+        engine, view, seat, legal, random.Random(1), "strong", budget, thought,
+        search=functools.partial(strong_action, clocks=late),
     )  # fmt: skip
-    assert time.perf_counter() - started < GRACE * budget.seconds  # the table's limit (busy machines)
-    assert thought.cut_by_clock and thought.fallback is None
-    engine.apply(state, seat, action)
+    assert thought.playouts == 0 and thought.cut_by_clock and thought.fallback is None
+    assert action == engine.decide(view, seat, legal, random.Random(1), "normal", budget)
 
 
 def test_candidates_start_with_the_normal_choice_and_scale_its_bid_within_the_domain() -> None:
@@ -173,12 +181,14 @@ def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_m
         playout_over=tulip_bubble.playout_over,
         position_value=tulip_bubble.position_value,
         candidates=tulip_bubble.candidates,
+        playouts=24,
     )
     assert search_hooks_of("basari") == SearchHooks(
         playout_over=basari.playout_over,
         position_value=basari.position_value,
         candidates=basari.candidates,
         choice_temperature=basari.choice_temperature,
+        playouts=24,
     )
     with pytest.raises(ValueError, match="both"):
         SearchHooks(playout_over=basari.playout_over)  # a horizon with no value there
@@ -292,17 +302,65 @@ def test_a_short_sample_of_strong_against_normal_in_each_ordering(game: str) -> 
         assert thoughts and all(t.fallback is None for t in thoughts)
 
 
-def test_a_busy_clock_cannot_cut_the_searchs_first_rounds() -> None:
-    """With its clock already run out (a host so busy the search got no time), the strong bot still
-    plays every candidate out ``FLOOR_ROUNDS`` times, within the table's limit."""
-    from app.bots.search import FLOOR_ROUNDS
+class Readings:
+    """A fake clock: ``first`` at its first reading, ``then`` ever after, plus ``step`` more at each
+    further reading (no test here waits for a real clock)."""
 
+    def __init__(self, first: float, then: float | None = None, step: float = 0.0) -> None:
+        self.readings = 0
+        self.first, self.then, self.step = first, first if then is None else then, step
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return self.first if self.readings == 1 else self.then + self.step * (self.readings - 2)
+
+
+def _qe_decision() -> tuple:
     engine = ENGINES["qe"]
     state, seat = positions("qe", 4, seed=3, every=5)[1]
-    view = engine.view(state, seat)
-    legal = engine.legal_actions(state, seat)
+    return engine, engine.view(state, seat), seat, engine.legal_actions(state, seat)
+
+
+def test_a_busy_host_leaves_the_strong_bot_its_whole_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Budgeted in playouts and in its own CPU time, the search plays the game's count and the same move
+    on an idle host and on one so busy that most of the table's patience has gone by the wall clock
+    (the wall-clock budget before left it a playout or two there), beyond its first rounds too."""
+    module = importlib.import_module("app.games.qe.determinize")
+    count = (FLOOR_ROUNDS + 2) * MAX_CANDIDATES
+    monkeypatch.setattr(module, "SEARCH", dataclasses.replace(module.SEARCH, playouts=count))
+    engine, view, seat, legal = _qe_decision()
+    budget = Budget(seconds=1.0, iterations=200)
+    idle, busy = Thought(), Thought()
+    idle_clocks = Clocks(wall=Readings(0.0, step=1e-7), cpu=Readings(0.0, step=1e-7))
+    busy_clocks = Clocks(wall=Readings(0.0, 0.9 * LATENCY_SHARE), cpu=Readings(0.0, step=1e-7))
+    here = strong_action(engine, view, seat, legal, random.Random(1), budget, idle, clocks=idle_clocks)
+    there = strong_action(engine, view, seat, legal, random.Random(1), budget, busy, clocks=busy_clocks)
+    assert idle.candidates > 1
+    assert idle.playouts == busy.playouts == count
+    assert not idle.cut_by_clock and not busy.cut_by_clock
+    assert here == there
+
+
+def test_the_cpu_allowance_cuts_a_long_search_but_not_its_first_rounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Playouts so long that the CPU allowance is spent at once: every candidate is still played out
+    ``FLOOR_ROUNDS`` times (within the latency cap), and no more."""
+    module = importlib.import_module("app.games.qe.determinize")
+    monkeypatch.setattr(module, "SEARCH", dataclasses.replace(module.SEARCH, playouts=200))
+    engine, view, seat, legal = _qe_decision()
+    budget = Budget(seconds=1.0, iterations=200)
+    spent = Clocks(wall=Readings(0.0), cpu=Readings(0.0, 2 * THINK_SHARE))
     thought = Thought()
-    budget = Budget(seconds=30, iterations=200)
-    strong_action(engine, view, seat, legal, random.Random(1), budget, thought, deadline=time.monotonic() - 1)
-    assert thought.candidates > 1
+    strong_action(engine, view, seat, legal, random.Random(1), budget, thought, clocks=spent)
+    assert thought.candidates > 1 and thought.cut_by_clock
     assert thought.playouts == FLOOR_ROUNDS * thought.candidates
+    assert thought.cpu_seconds > THINK_SHARE * budget.seconds
+
+
+def test_the_budgets_iterations_cap_the_games_playout_count() -> None:
+    engine, view, seat, legal = _qe_decision()
+    clocks = Clocks(wall=Readings(0.0), cpu=Readings(0.0))
+    capped = Thought()
+    strong_action(engine, view, seat, legal, random.Random(1), Budget(1.0, 5), capped, clocks=clocks)
+    assert capped.playouts == 5

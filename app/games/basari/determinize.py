@@ -161,4 +161,5 @@ SEARCH = SearchHooks(
     position_value=position_value,
     candidates=candidates,
     choice_temperature=choice_temperature,
+    playouts=24,  # to the round's end: 24 cost what 8 to the game's end did
 )
