@@ -8,10 +8,11 @@ from typing import Any, cast
 
 from fastapi import WebSocket
 
-from app.games.tulip_bubble import INFO, MARKET_REGIONS
+from app.games.tulip_bubble import ENGINE, INFO, MARKET_REGIONS
 from app.games.tulip_bubble.data import ROWS
 from app.rooms import RoomService, RoomSnapshot
 from app.web.live import RoomLive, Tab
+from app.web.render import environment, render_seat_html
 from app.web.render.room import RoomRegions
 from tests.platform.test_live_sync import TabPage
 
@@ -89,3 +90,13 @@ def test_a_token_placed_sends_its_row_and_the_players_and_no_other_part_of_the_m
     for tab, page in pages.items():
         fresh = RoomRegions().viewer(snapshot, tab.seat, "en", seated).page_regions()
         assert page.regions == fresh, tab.seat
+
+
+def test_the_phone_tabs_lead_to_regions_of_the_page() -> None:
+    """The phone's tab bar (``_tabs.html``) points at the market's top and its players' region, which
+    are regions of their own now, and at the price history."""
+    tabs = environment("en", INFO.id).get_template("games/tulip-bubble/_tabs.html").render()
+    targets = re.findall(r'href="#([^"]+)"', tabs)
+    page = render_seat_html(ENGINE, ENGINE.setup(3, {}, 1), 0)
+    assert targets == ["regions", "r-g-board", "r-g-players", "r-g-history"]
+    assert all(f'<section id="{target}"' in page for target in targets[1:])
