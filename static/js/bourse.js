@@ -273,11 +273,18 @@
     return marks ? (marks.getAttribute("data-to-act") || "").split(" ").indexOf(seat) >= 0 : null;
   }
 
+  // The SVG drawing a piece is drawn in (a price marker in its track), or null for a box of its own.
+  function drawingOf(element) {
+    return element instanceof SVGElement && !(element instanceof SVGSVGElement) ? element.ownerSVGElement : null;
+  }
+
   function tracked() {
     var found = {};
     document.querySelectorAll("[data-track]").forEach(function (element) {
       var moves = element.hasAttribute("data-move");
       var region = moves ? element.closest(".region") : null;
+      var drawing = moves ? drawingOf(element) : null;
+      var frame = drawing || region;  // what its place is measured from
       found[element.getAttribute("data-track")] = {
         element: element,
         text: element.textContent.replace(/\s+/g, " ").trim(),
@@ -285,15 +292,20 @@
         waited: waitedFor(element),
         rect: moves ? element.getBoundingClientRect() : null,
         region: region ? region.id : "",
-        regionRect: region ? region.getBoundingClientRect() : null
+        drawing: drawing,
+        regionRect: frame ? frame.getBoundingClientRect() : null
       };
     });
     return found;
   }
 
   // Where a moving piece should glide from: its old place, but only for a move within the table
-  // (between regions, or inside its region), not for a region merely pushed down by another.
+  // (between regions, or inside its region), not for a region merely pushed down by another. A piece
+  // of a drawing moves only within it (a drawing moving, a card to a hand, is motion.js's).
   function startOf(old, now) {
+    if (old.drawing !== now.drawing) {
+      return null;
+    }
     if (old.region !== now.region || !old.regionRect || !now.regionRect) {
       return old.rect;
     }
@@ -319,8 +331,13 @@
     if (reduceMotion || (!dx && !dy)) {
       return;
     }
+    var drawn = drawingOf(element) ? element.parentNode.getScreenCTM() : null;
+    if (drawn && drawn.a && drawn.d) {  // a drawing's piece moves in the drawing's units
+      dx /= drawn.a;
+      dy /= drawn.d;
+    }
     element.style.transform = "translate(" + dx + "px," + dy + "px)";
-    void element.offsetWidth;
+    void element.getBoundingClientRect();  // from there (an SVG element has no offsetWidth to read)
     element.classList.add("moving");
     element.style.transform = "";
     window.setTimeout(function () { element.classList.remove("moving"); }, 700);

@@ -16,7 +16,7 @@ from app.games.base import random_legal_action
 pytestmark = pytest.mark.browser
 
 # each game's public region with a card or a figure a seat at a time (kept by its id when morphed)
-BY_SEAT = {"basari": "g-players", "qe": "g-players", "tulip-bubble": "g-board"}
+BY_SEAT = {"basari": "g-players", "qe": "g-players", "tulip-bubble": "g-players"}
 TURNS = 6  # of Ann's: the bots move between them
 
 

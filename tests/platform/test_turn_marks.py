@@ -19,7 +19,7 @@ TO_ACT = ("to_act",)
 MARKING = {
     "basari": {"seats", "g-players"},
     "qe": {"seats", "g-players", "g-auction"},
-    "tulip-bubble": {"seats", "g-board"},
+    "tulip-bubble": {"seats", "g-players"},
     "tulipmania-1637": {"seats"},
 }
 WHILE_BIDDING = {"g-auction"}  # Q.E.'s sealed bids, marked only while they are handed in

@@ -5,6 +5,10 @@ from __future__ import annotations
 from app.games.base import N_, GameInfo, make_engine
 from app.games.tulip_bubble import bot, data, rules, view
 
+# The market's regions, in page order: the round and prices, the three rows of tulips, the collectors
+# and decks, the players.
+MARKET_REGIONS = ("board", "next-shipment", "new-arrivals", "just-sold", "collectors", "players")
+
 INFO = GameInfo(
     id=data.GAME_ID,
     name_en="Tulip Bubble",
@@ -15,10 +19,12 @@ INFO = GameInfo(
     minutes="50–70",
     blurb=N_("Holland, 1636: bid for tulips, sell to collectors, and cash out before the bubble bursts."),
     options=data.OPTIONS,
-    regions=("auction", "decision", "hand", "board", "history"),  # then the platform's game log
+    # then the platform's game log; the market is drawn as one panel from six regions (board.html): a
+    # move sends only the parts of it that it changed (a token placed: its row and the players)
+    regions=("auction", "decision", "hand", *MARKET_REGIONS, "history"),
     # The phase, the market and the chart are the same for everyone; the decision (placing, bidding,
     # paying) and the hand behind the seat's screen (with its selling decision) are each seat's own.
-    public_regions=("auction", "board", "history"),
+    public_regions=("auction", *MARKET_REGIONS, "history"),
     log_headings=("Round {round} begins; {seat} is the start player.",),
 )
 

@@ -226,10 +226,12 @@ def test_price_markers_tokens_and_row_cards_move_and_are_tracked() -> None:
         table(levels=LEVELS, rows={"new_arrivals": ["red-B1-1"], "next_shipment": ["white-C1-1"]})
     )
     state = play(state, (ANDY, {"type": "place", "card": "red-B1-1"}))
-    board = region(page(state, BOB), "g-board")
-    assert re.search(r'data-track="level-yellow" data-value="4" data-move', board)
-    assert re.search(r'data-track="token-red-B1-1-0" data-move', board)
-    assert re.search(r'data-track="row-card-white-C1-1" data-value="5" data-move', board)
+    html = page(state, BOB)
+    assert re.search(r'data-track="level-yellow" data-value="4" data-move', region(html, "g-board"))
+    assert re.search(r'data-track="token-red-B1-1-0" data-move', region(html, "g-new-arrivals"))
+    assert re.search(
+        r'data-track="row-card-white-C1-1" data-value="5" data-move', region(html, "g-next-shipment")
+    )
 
 
 def test_irreversible_one_tap_actions_ask_to_confirm() -> None:

@@ -16,7 +16,7 @@ from babel.messages.pofile import read_po
 from app.games import base
 from app.games.base import State
 from app.games.registry import checks_of
-from app.games.tulip_bubble import ENGINE, INFO
+from app.games.tulip_bubble import ENGINE, INFO, MARKET_REGIONS
 from app.games.tulip_bubble.data import AUCTION_ROWS
 from app.i18n_catalogues import extract, parts
 from app.web.app import form_to_action
@@ -135,10 +135,10 @@ def _public_regions(html: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("players", [3, 5])
 def test_the_public_regions_carry_no_seats_secret(players: int) -> None:
-    """The auction, the board and the history are drawn from the spectators' view: each is the same for
-    every viewer, and the same whatever any seat holds (its disguise: other cash, other hand cards, other
-    deck orders) until the game ends and every account is shown."""
-    assert set(INFO.public_regions) == {"auction", "board", "history"}
+    """The auction, the market's regions and the history are drawn from the spectators' view: each is the
+    same for every viewer, and the same whatever any seat holds (its disguise: other cash, other hand
+    cards, other deck orders) until the game ends and every account is shown."""
+    assert set(INFO.public_regions) == {"auction", *MARKET_REGIONS, "history"}
     disguise = checks_of(ENGINE.info.id).disguise
     rng = random.Random(players)
     compared = 0
