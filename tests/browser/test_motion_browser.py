@@ -88,10 +88,14 @@ PROBE = """(freeze) => {
   document.addEventListener("htmx:wsAfterMessage", () => {
     probe.swapped += 1;
     const before = probe.before;
-    // 150 ms into the moves, once they have started (a busy machine may start them a frame or two late)
+    // 150 ms into the moves by the animations' own clock, once they have started (a busy machine may
+    // start them, and draw its frames, late)
+    const later = (from) => requestAnimationFrame(() => {
+      if (document.timeline.currentTime - from >= 150) collect(before); else later(from);
+    });
     requestAnimationFrame(() => requestAnimationFrame(() => {
       Promise.all(document.getAnimations().map((animation) => animation.ready.catch(() => {})))
-        .then(() => window.setTimeout(() => collect(before), 150));
+        .then(() => requestAnimationFrame(() => later(document.timeline.currentTime)));
     }));
   });
 }"""
