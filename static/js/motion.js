@@ -10,8 +10,8 @@
 //   over in a bargain, or taken from the bank;
 // - a bid slip (data-flip) not on the table before turns over.
 // Pushes arriving together (bots) play one after another, each with its log lines marked by bourse.js;
-// a tap or a key skips to the end, and the tap that skips acts on nothing (the table under the finger
-// may have changed). The overlay takes no pointer events, so input is never blocked. Nothing happens
+// a tap or a key skips to the end, and the tap that skips acts only on the control it came down on
+// (the table under the finger may have changed). The overlay takes no pointer events, so input is never blocked. Nothing happens
 // without the API, under prefers-reduced-motion, or while the tab is hidden: the push is swapped in at
 // once, as htmx-ext-ws does by itself.
 (function () {
@@ -35,7 +35,6 @@
   var hurry = false;  // skipped: the push being played is swapped in without moving anything
   var moving = [];  // the animations started for the push being played
   var replaying = false;
-  var swallowUntil = 0;
   var noop = function () {};
 
   // The live socket htmx-ext-ws reads the room's pushes from. The extension's documented hook
@@ -397,19 +396,30 @@
     return true;
   }
 
-  // The tap that skips: the table under the finger is the one the moves end on, not the one the
-  // person aimed at, so the tap acts on nothing (no focus, no click); the next one acts as ever.
-  document.addEventListener("pointerdown", function (event) {
-    if (skipToTheEnd()) {
-      event.preventDefault();
-      swallowUntil = Date.now() + SWALLOW_MS;
-    } else {
-      swallowUntil = 0;
+  // The tap that skips: the table it ends on may have moved under the finger. Its click acts only on
+  // the control the finger came down on (the same button, link or field: a push may have drawn it
+  // afresh); when the finger comes up on another, the browser clicks what holds both, which the person
+  // did not aim at: then the click acts on nothing, and the next tap acts as ever.
+  var aimed = null;  // {control, until} of the pointerdown that skipped
+
+  function controlOf(target) {
+    var element = target instanceof Element ? target : null;
+    var control = element && (element.closest("button, a, input, select, textarea, label, summary") || element);
+    if (!control) {
+      return "";
     }
+    return [control.tagName, control.id, control.getAttribute("name"), control.getAttribute("value"),
+      control.form ? control.form.id : "", control.textContent.replace(/\s+/g, " ").trim()].join("|");
+  }
+
+  document.addEventListener("pointerdown", function (event) {
+    var control = controlOf(event.target);
+    aimed = skipToTheEnd() ? { control: control, until: Date.now() + SWALLOW_MS } : null;
   }, true);
   document.addEventListener("click", function (event) {
-    if (swallowUntil && Date.now() < swallowUntil) {
-      swallowUntil = 0;
+    var was = aimed;
+    aimed = null;
+    if (was && Date.now() <= was.until && controlOf(event.target) !== was.control) {
       event.preventDefault();
       event.stopImmediatePropagation();
     }

@@ -302,8 +302,9 @@ def test_a_won_company_travels_to_its_tableau_and_revealed_slips_turn_over(
 def test_a_tap_that_skips_the_moves_acts_on_nothing_and_the_next_acts(
     browser: Any, server_url: str, artifacts: Path
 ) -> None:
-    """While a push plays (held in its frame), a tap on the room menu skips to the end: the menu stays
-    shut and no click reaches the page; the next tap opens it."""
+    """While a push plays (held in its frame), a tap on the room menu skips to the end; the table it
+    ends on has moved under the finger, so the tap acts on nothing (the menu stays as it was, no click
+    reaches the page); the next tap acts."""
     code, headers = _room(server_url, "tulipmania-1637", 3)
     errors: list[str] = []
     page = _watch(browser, server_url, code, 1280, errors)
@@ -322,12 +323,21 @@ def test_a_tap_that_skips_the_moves_acts_on_nothing_and_the_next_acts(
     summary = page.locator("#room-menu > summary")
     was_open = page.locator("#room-menu").evaluate("(menu) => menu.open")
     box = summary.bounding_box()
+    # what the skip swaps in moves the table under the finger (here: a block the page gains above it)
+    page.evaluate(
+        """() => window.addEventListener("pointerdown", () => {
+             const block = document.createElement("div");
+             block.style.height = "160px";
+             document.querySelector("main").prepend(block);
+           }, { capture: true, once: true })"""
+    )
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function("() => !document.documentElement.classList.contains('vt-playing')", timeout=5_000)
     page.screenshot(path=str(artifacts / "motion-tap-skipped-1280.png"))
     assert page.evaluate("() => window.__motion.clicks") == 0
     assert page.locator("#room-menu").evaluate("(menu) => menu.open") == was_open
     page.evaluate(RESUME)
+    box = summary.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function(
         "(was) => document.getElementById('room-menu').open !== was", arg=was_open, timeout=3_000
