@@ -24,8 +24,6 @@
   var MOST_WAITING = 6;  // more pushes waiting than that: the table is behind, show where it is now
   var MOST_FLYING = 10;  // tokens in the air for one push: more is noise, not news
   var GLIDE_MS = 420;
-  var PACE_MS = 480;  // the least time a push takes to play when another waits behind it,
-  var BACKLOG_MS = 2000;  // but a backlog plays within about this: the table catches up with the game
   var EASE = "cubic-bezier(0.2, 0.7, 0.2, 1)";
   var SWALLOW_MS = 1000;  // the click of a tap that skipped comes within this
   var waiting = [];
@@ -332,9 +330,7 @@
     }
     playing = true;
     hurry = false;
-    var pace = Math.min(PACE_MS, BACKLOG_MS / waiting.length);
     var text = waiting.shift();
-    var began = Date.now();
     document.documentElement.classList.add("vt-playing");
     nameThePieces();
     running = document.startViewTransition(function () {
@@ -353,11 +349,11 @@
       unnameThePieces();
       running = null;
       moving = [];
-      pause = window.setTimeout(function () {
+      pause = window.setTimeout(function () {  // the next push after this one's moves, in a task of its own
         pause = null;
         playing = false;
         playNext();
-      }, waiting.length && !hurry ? Math.max(0, began + pace - Date.now()) : 0);
+      }, 0);
     });
   }
 
