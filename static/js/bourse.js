@@ -273,48 +273,19 @@
     return marks ? (marks.getAttribute("data-to-act") || "").split(" ").indexOf(seat) >= 0 : null;
   }
 
-  // The SVG drawing a piece is drawn in (a price marker in its track), or null for a box of its own.
-  function drawingOf(element) {
-    return element instanceof SVGElement && !(element instanceof SVGSVGElement) ? element.ownerSVGElement : null;
-  }
-
+  // Every piece the page tracks (data-track) as it stands: what a push changed in it is marked.
+  // (What moved travels: motion.js.)
   function tracked() {
     var found = {};
     document.querySelectorAll("[data-track]").forEach(function (element) {
-      var moves = element.hasAttribute("data-move");
-      var region = moves ? element.closest(".region") : null;
-      var drawing = moves ? drawingOf(element) : null;
-      var frame = drawing || region;  // what its place is measured from
       found[element.getAttribute("data-track")] = {
         element: element,
         text: element.textContent.replace(/\s+/g, " ").trim(),
         value: element.getAttribute("data-value"),
-        waited: waitedFor(element),
-        rect: moves ? element.getBoundingClientRect() : null,
-        region: region ? region.id : "",
-        drawing: drawing,
-        regionRect: frame ? frame.getBoundingClientRect() : null
+        waited: waitedFor(element)
       };
     });
     return found;
-  }
-
-  // Where a moving piece should glide from: its old place, but only for a move within the table
-  // (between regions, or inside its region), not for a region merely pushed down by another. A piece
-  // of a drawing moves only within it (a drawing moving, a card to a hand, is motion.js's).
-  function startOf(old, now) {
-    if (old.drawing !== now.drawing) {
-      return null;
-    }
-    if (old.region !== now.region || !old.regionRect || !now.regionRect) {
-      return old.rect;
-    }
-    var dx = (old.rect.left - old.regionRect.left) - (now.rect.left - now.regionRect.left);
-    var dy = (old.rect.top - old.regionRect.top) - (now.rect.top - now.regionRect.top);
-    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) {
-      return null;
-    }
-    return { left: now.rect.left + dx, top: now.rect.top + dy };
   }
 
   function flash(element) {
@@ -324,48 +295,17 @@
     window.setTimeout(function () { element.classList.remove("changed"); }, 2600);
   }
 
-  function glide(element, from) {
-    var to = element.getBoundingClientRect();
-    var dx = from.left - to.left;
-    var dy = from.top - to.top;
-    if (reduceMotion || (!dx && !dy)) {
-      return;
-    }
-    var drawn = drawingOf(element) ? element.parentNode.getScreenCTM() : null;
-    if (drawn && drawn.a && drawn.d) {  // a drawing's piece moves in the drawing's units
-      dx /= drawn.a;
-      dy /= drawn.d;
-    }
-    element.style.transform = "translate(" + dx + "px," + dy + "px)";
-    void element.getBoundingClientRect();  // from there (an SVG element has no offsetWidth to read)
-    element.classList.add("moving");
-    element.style.transform = "";
-    window.setTimeout(function () { element.classList.remove("moving"); }, 700);
-  }
-
-  var MOST_GLIDES = 8;  // more pieces moving at once is noise, not news
-
   function markChanges(before) {
     var after = tracked();
-    var glides = [];
     Object.keys(after).forEach(function (key) {
       var old = before[key];
       var now = after[key];
-      if (!old) {
-        return;  // new on the page
-      }
-      // A push morphs its regions (idiomorph): a piece that stays is the same element, changed in place.
-      if (old.text !== now.text || old.value !== now.value || old.waited !== now.waited) {
+      // New on the page: nothing to compare. A push morphs its regions (idiomorph): a piece that
+      // stays is the same element, changed in place.
+      if (old && (old.text !== now.text || old.value !== now.value || old.waited !== now.waited)) {
         flash(now.element);
       }
-      var from = old.rect && now.rect ? startOf(old, now) : null;
-      if (from) {
-        glides.push([now.element, from]);
-      }
     });
-    if (glides.length <= MOST_GLIDES) {
-      glides.forEach(function (glider) { glide(glider[0], glider[1]); });
-    }
   }
 
   // What a person has typed or ticked survives a push that redraws its form.
