@@ -203,25 +203,34 @@ def _frames(page: Any) -> list[dict[str, Any]]:
     return frames
 
 
-@pytest.mark.parametrize("width", [360, 1280])
-def test_a_price_marker_glides_along_its_arrow_on_tulipmania_board(
-    browser: Any, server_url: str, artifacts: Path, width: int
+@pytest.mark.parametrize(
+    ("game", "board", "marker", "width"),
+    [
+        ("tulipmania-1637", ".tm-board-svg", "tm-marker", 360),
+        ("tulipmania-1637", ".tm-board-svg", "tm-marker", 1280),
+        ("tulip-bubble", "#r-g-board svg", "tb-marker", 360),
+        ("tulip-bubble", "#r-g-board svg", "tb-marker", 1280),
+    ],
+)
+def test_a_price_marker_glides_along_its_track(
+    browser: Any, server_url: str, artifacts: Path, game: str, board: str, marker: str, width: int
 ) -> None:
     """A spectator watches Ann and two bots: when a price changes, its marker is seen ~150 ms later
-    between its old cell and its new one, on the line between them, and it ends in its new cell."""
-    code, headers = _room(server_url, "tulipmania-1637", 3)
+    between its old place and its new one, on the line between them (Tulipmania's arrow, Tulip
+    Bubble's track), and it ends in its new place."""
+    code, headers = _room(server_url, game, 3)
     errors: list[str] = []
     page = _watch(browser, server_url, code, width, errors)
     httpx.post(f"{server_url}/api/rooms/{code}/start", headers=headers)
-    _probe(page, "glides", look_at=".tm-board-svg")
+    _probe(page, "glides", look_at=board)
     rng = random.Random(11)
     shot = False
-    for _ in range(40):
+    for _ in range(60):
         version = _play(server_url, code, headers, rng)
         if version is None:
             break
-        shot = _follow(page, version, artifacts, f"motion-tulipmania-marker-{width}.png") or shot
-        glides = [g for frame in _frames(page) for g in frame["glides"] if "tm-marker" in (g["kind"] or "")]
+        shot = _follow(page, version, artifacts, f"motion-{game}-marker-{width}.png") or shot
+        glides = [g for frame in _frames(page) for g in frame["glides"] if marker in (g["kind"] or "")]
         if any(_between(glide) for glide in glides) and shot:
             break
     assert any(_between(glide) for glide in glides), glides
