@@ -23,6 +23,7 @@ import os
 import random
 import secrets
 import socket
+import statistics
 import threading
 import time
 from collections import deque
@@ -34,7 +35,7 @@ from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from app.bots.search import Candidate, Floor, weigh
+from app.bots.search import CLEARLY, CLEARLY_AFTER, Candidate, Floor, weigh
 from app.games.base import N_, Action, Budget, Engine, View, view_without_log
 from app.games.registry import ENGINES, search_hooks_of
 from app.learn.coaching import option_message
@@ -46,13 +47,14 @@ from app.rooms import RoomError, RoomService, RoomSnapshot
 
 log = logging.getLogger(__name__)
 
-REVIEW_BUDGET = Budget(seconds=1.5, iterations=160)  # a decision's: a whole game's review in minutes
 REVIEW_CANDIDATES = 4  # the move played and three others
-REVIEW_FLOOR_ROUNDS = 3  # rounds the clock may not cut, unless REVIEW_HARD_SECONDS have gone
-REVIEW_HARD_SECONDS = 6.0
+REVIEW_ROUNDS = 24  # worlds each option is played out in: a decision's work, whatever the host's load
+REVIEW_CPU_SECONDS = 3.0  # ...capped by the worker's CPU time (a decision with long playouts)...
+# ...and by the wall clock, a guard for a host too busy to give the review any CPU at all
+REVIEW_BUDGET = Budget(seconds=30.0, iterations=REVIEW_CANDIDATES * REVIEW_ROUNDS)
 INACCURACY = 0.15  # the share of games won another option gains over the move played: marked
 MISTAKE = 0.3  # ... and called a mistake
-MIN_ROUNDS = 3  # an option must have been compared with the move played over this many worlds
+MIN_ROUNDS = 3  # an option must have been compared with the move played over this many worlds...
 CLAIM_SECONDS = 60.0  # a review's claim not renewed this long is a dead process's: taken over
 NOT_OVER = N_("A game is reviewed once it is over.")
 
@@ -97,13 +99,19 @@ def review_decision(
     played: Action,
     seed: int,
     budget: Budget = REVIEW_BUDGET,
-    deadline: float = math.inf,
+    deadline: float | None = None,
+    cpu_seconds: float = REVIEW_CPU_SECONDS,
 ) -> dict[str, Any] | None:
     """A mark for this decision if another option was clearly better than the move played: by at
-    least ``INACCURACY`` of the games won, over at least ``MIN_ROUNDS`` worlds; else None."""
+    least ``INACCURACY`` of the games won, over at least ``MIN_ROUNDS`` worlds, and by more than
+    those worlds' noise (``clearly_ahead``); else None. Its work is ``budget.iterations`` playouts,
+    cut short only by ``cpu_seconds`` of the worker's CPU time or by ``deadline`` (by default
+    ``budget.seconds`` from now on the wall clock), never before ``MIN_ROUNDS`` rounds but by the
+    wall clock."""
     engine = ENGINES[game_id]
     hooks = replace(search_hooks_of(game_id), playout_over=None, position_value=None)
-    floor = Floor(REVIEW_FLOOR_ROUNDS, time.monotonic() + REVIEW_HARD_SECONDS)
+    if deadline is None:
+        deadline = time.monotonic() + budget.seconds
     candidates = weigh(
         engine,
         view,
@@ -113,19 +121,17 @@ def review_decision(
         budget,
         deadline,
         hooks,
-        floor=floor,
+        floor=Floor(MIN_ROUNDS, deadline),
         most=REVIEW_CANDIDATES,
         first=played,
+        cpu_seconds=cpu_seconds,
     )
     mine, others = candidates[0], candidates[1:]
     best: Candidate | None = None
     best_gain = 0.0
     for other in others:
-        rounds = [r for r in other.wins if r in mine.wins]
-        if other.refused or len(rounds) < MIN_ROUNDS:
-            continue
-        gain = sum(other.wins[r] - mine.wins[r] for r in rounds) / len(rounds)
-        if gain >= INACCURACY and gain > best_gain:
+        gain = None if other.refused else clearly_ahead(other, mine)
+        if gain is not None and gain > best_gain:
             best, best_gain = other, gain
     if best is None or mine.win_share is None or best.win_share is None:
         return None
@@ -140,6 +146,21 @@ def review_decision(
         "better_won": best.win_share,
         "playouts": len(mine.wins),
     }
+
+
+def clearly_ahead(other: Candidate, mine: Candidate) -> float | None:
+    """``other``'s mean gain in games won over the move played, round by round (the same worlds), if
+    it is at least ``INACCURACY`` over at least ``MIN_ROUNDS`` rounds and clears zero by the search's
+    ``CLEARLY`` standard errors (so that a review of a few playouts does not call a move a mistake
+    on their luck, nor contradict itself from one decision to the next); else None."""
+    gains = [other.wins[r] - mine.wins[r] for r in other.wins if r in mine.wins]
+    if len(gains) < MIN_ROUNDS:
+        return None
+    gain = statistics.fmean(gains)
+    error = statistics.stdev(gains) / math.sqrt(len(gains))
+    if gain < INACCURACY or gain < CLEARLY.get(len(gains) - 1, CLEARLY_AFTER) * error:
+        return None
+    return gain
 
 
 @dataclass(frozen=True)
@@ -267,7 +288,6 @@ class Reviewer:
         for index in range(state.reviewed, len(decisions)):
             decision = decisions[index]
             seed = hint_seed(code, decision.number, seat)
-            deadline = time.monotonic() + REVIEW_BUDGET.seconds
             mark = self.workers.run(
                 review_decision,
                 snapshot.game,
@@ -278,7 +298,6 @@ class Reviewer:
                 decision.played,
                 seed,
                 REVIEW_BUDGET,
-                deadline,
             )
             if mark is not None:
                 marks.append(mark)

@@ -204,3 +204,22 @@ def test_a_clearly_worse_move_is_marked_with_what_would_have_been_better() -> No
     assert mark["kind"] == "mistake" and mark["move"] == 7
     assert mark["better"] != reckless and mark["better_won"] > mark["played_won"]
     assert mark["played_said"] == ["Bid {amount}", {"amount": 10**9}]
+
+
+def test_a_gain_is_marked_only_when_it_clears_its_worlds_noise() -> None:
+    """The newcomer trial read a review that praised and faulted the same kind of move a few decisions
+    apart, each on a few playouts: a gain is marked only when it clears the rounds' spread."""
+    from app.bots.search import Candidate
+    from app.learn.review import INACCURACY, MIN_ROUNDS, clearly_ahead
+
+    def played(wins: list[float]) -> Candidate:
+        return Candidate({"type": "pass"}, wins=dict(enumerate(wins)))
+
+    lucky = played([1, 1, 0, 0, 0])  # a fifth of a game ahead on average, from worlds going both ways
+    assert clearly_ahead(lucky, played([0, 0, 1, 0, 0])) is None
+    steady = played([1, 1, 1, 1, 0, 1] * 4)  # half a game ahead, never behind, over 24 worlds
+    assert clearly_ahead(steady, played([0, 1, 0, 1, 0, 0] * 4)) == pytest.approx(0.5)
+    never_behind = played([1] + [0] * 9)  # never behind, but by less than an inaccuracy
+    assert 1 / 10 < INACCURACY and clearly_ahead(never_behind, played([0] * 10)) is None
+    assert clearly_ahead(played([1] * (MIN_ROUNDS - 1)), played([0] * (MIN_ROUNDS - 1))) is None
+    assert clearly_ahead(played([1] * MIN_ROUNDS), played([0] * MIN_ROUNDS)) == 1.0
