@@ -2,8 +2,8 @@
 
 A search is pure Python: in one of the server's threads it would hold the interpreter lock for most of
 its budget, and the event loop (every other room's moves, pushes and pages) would wait for it. Here
-every room's strong decisions go to one worker process, niced (``NICENESS``), so the server's own work
-comes first on a busy machine. A decision's latency cap runs from the moment it is asked: one that
+every room's strong decisions go to one worker process, niced (``NICENESS``, ``app.thinkers``), so the
+server's own work comes first on a busy machine. A decision's latency cap runs from the moment it is asked: one that
 waited behind other rooms' searches gets what is left of it (at worst the normal bot's move, never a
 late one); its playouts and CPU allowance are counted in the worker (``app.bots.search``). The simulator and the tests search in-process (``app.bots.search``).
 """
@@ -11,7 +11,6 @@ late one); its playouts and CPU allowance are counted in the worker (``app.bots.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import random
 import threading
 import time
@@ -21,12 +20,9 @@ from typing import Any
 from app.bots.search import LATENCY_SHARE, Thought, strong_action
 from app.games.base import Action, Budget, Engine, View
 from app.games.registry import ENGINES
+from app.thinkers import start_worker
 
 NICENESS = 10
-
-
-def _lower_priority() -> None:
-    os.nice(NICENESS)
 
 
 class Thinkers:
@@ -44,7 +40,9 @@ class Thinkers:
             if self._pool is not None:
                 return
             context = multiprocessing.get_context("spawn")  # no copy of the server's threads and sockets
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_lower_priority)
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=context, initializer=start_worker, initargs=(NICENESS,)
+            )
             self._pool.submit(_ready).add_done_callback(lambda _: self._ready.set())
 
     def stop(self) -> None:

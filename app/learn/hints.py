@@ -21,10 +21,11 @@ from app.bots.search import Candidate, Floor, weigh
 from app.games.base import Action, Budget, Engine, State, View, view_without_log
 from app.games.registry import ENGINES, search_hooks_of
 
-# A hint answers within 2 s on a busy machine: its clock runs from the ask (the wait for a worker
-# included); after its seconds no new round of playouts starts...
-HINT_BUDGET = Budget(seconds=1.2, iterations=320)
 HINT_CANDIDATES = 4  # the normal bot's move and three others: more would each get fewer playouts
+HINT_PLAYOUTS = 40  # an option's playouts: the search stops there (an idle host gets there early)
+# A hint answers within 2 s on a busy machine: its clock runs from the ask (the wait for a worker
+# included); after its seconds no new playout starts...
+HINT_BUDGET = Budget(seconds=1.4, iterations=HINT_CANDIDATES * HINT_PLAYOUTS)
 HINT_FLOOR_ROUNDS = 1  # ...but the first round (every option played out once) goes on...
 HINT_HARD_SECONDS = 1.7  # ...until this: the answer then rests on what the playouts have
 OPTIONS_SHOWN = 3

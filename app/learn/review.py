@@ -90,6 +90,21 @@ def seat_decisions(engine: Engine, replay: Replay, seat: int) -> list[Decision]:
     return decisions
 
 
+def decisions_of(
+    game_id: str,
+    players: int,
+    options: dict[str, Any],
+    seed: str | int,
+    actions: list[tuple[int, Action]],
+    seat: int,
+) -> list[Decision]:
+    """``seat_decisions`` of the game these ``actions`` played: in the reviews' worker, since the
+    replay and a view for every decision would hold the server's interpreter lock (and its event
+    loop) for a long game's tenths of a second."""
+    engine = ENGINES[game_id]
+    return seat_decisions(engine, replay_game(engine, players, options, seed, actions), seat)
+
+
 def review_decision(
     game_id: str,
     number: int,
@@ -281,8 +296,8 @@ class Reviewer:
         if not self._claim(snapshot.room_id, seat):
             return  # done, or under way in another process
         actions = self.service.records.action_log(code)
-        replay = replay_game(snapshot.engine, snapshot.players, snapshot.options, snapshot.seed, actions)
-        decisions = seat_decisions(snapshot.engine, replay, seat)
+        game = (snapshot.game, snapshot.players, snapshot.options, snapshot.seed, actions)
+        decisions = self.workers.run(decisions_of, *game, seat)
         state = self.state(snapshot, seat)
         marks = list(state.marks)
         for index in range(state.reviewed, len(decisions)):

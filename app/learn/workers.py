@@ -1,8 +1,8 @@
 """Where hints and reviews are thought: niced worker processes of their own, capped in number.
 
 A search is pure Python and would hold the server's interpreter lock (and so its event loop) for
-its whole budget; here it runs in processes of its own, below the server's priority, so the tables'
-own moves come first. Hints and reviews have a pool each: a person waits for a hint as for a strong
+its whole budget; here it runs in processes of its own, below the server's priority and in its
+scheduling group (``app.thinkers``), so the tables' own moves come first. Hints and reviews have a pool each: a person waits for a hint as for a strong
 bot's move, so hints are thought at the strong bots' priority (``app.bots.apart``), in processes
 started as soon as a seat of a table that allows hints opens its page (``warm``: a hint that waited
 for a process to start and import the games took seconds on a busy host); a review is background
@@ -13,21 +13,19 @@ retries), and a hint asked again at the same moment is answered from a small cac
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
-import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
-from pathlib import Path
 from typing import Any, TypeVar
 
 from app.games.base import N_, Budget, View, view_without_log
 from app.games.registry import ENGINES
 from app.learn.hints import HINT_BUDGET, HINT_HARD_SECONDS, Weighed, weigh_options
 from app.rooms import RoomError
+from app.thinkers import start_worker
 
 HINT_NICENESS = 10  # the strong bots' worker's: a table's moves come first, a person waits for both
 REVIEW_NICENESS = 15  # below the hints: nobody waits on a review's next decision
@@ -44,18 +42,6 @@ class Busy(RoomError):
 
 
 BUSY = N_("The coach is busy with other tables; ask again in a few seconds.")
-
-
-def _lower_priority(niceness: int) -> None:
-    """A worker's priority: ``niceness``, and a scheduling group of its own at that niceness. Linux
-    shares a busy machine out between groups first (``autogroup``: one a session), so in the
-    server's group the workers' playouts took the group's share from the server itself, whatever
-    their niceness, and other rooms' moves waited; in a session of its own a worker competes as a
-    niced group of its own. (Where there are no such groups, the niceness alone.)"""
-    with contextlib.suppress(OSError):
-        os.setsid()
-        Path("/proc/self/autogroup").write_text(str(niceness))
-    os.nice(niceness)
 
 
 def _ready() -> bool:
@@ -86,7 +72,7 @@ class _Pool:
                 self._pool = ProcessPoolExecutor(
                     self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_lower_priority,
+                    initializer=start_worker,
                     initargs=(self.niceness,),
                 )
                 # one task a process, so that every one of them has started and imported the games

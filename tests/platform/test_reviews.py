@@ -97,10 +97,13 @@ def test_a_review_a_restart_interrupted_resumes_where_it_was(client: TestClient)
     service = client.app.state.service  # type: ignore[attr-defined]
     snapshot = service.load(code)
     calls: list[int] = []
+    works: set[Any] = set()
 
     class Counting(LearnWorkers):
         def run(self, work: Any, *args: Any) -> Any:
-            calls.append(args[1])  # the move's number
+            works.add(work)
+            if work is review.review_decision:
+                calls.append(args[1])  # the move's number
             return super().run(work, *args)
 
     first = Reviewer(service, Counting(processes=False), name="first")
@@ -122,6 +125,8 @@ def test_a_review_a_restart_interrupted_resumes_where_it_was(client: TestClient)
         time.sleep(0.1)
     assert second.state(snapshot, 0).status == "done"
     assert calls == numbers[2:]  # only the decisions not yet weighed
+    # the replay and the views too are made in the worker, never in the server's event loop's process
+    assert works == {review.decisions_of, review.review_decision}
     with pytest.raises(review.ClaimLost):  # the first, had it lived, could save nothing more
         first._save(snapshot, 0, len(numbers), 3, [])
 
@@ -151,7 +156,8 @@ def test_two_reviewers_racing_on_one_database_run_a_review_once(settings: Settin
 
             def run(self, work: Any, *args: Any) -> Any:
                 with lock:
-                    calls.append((self.name, args[1]))
+                    if work is review.review_decision:
+                        calls.append((self.name, args[1]))
                 time.sleep(0.01)  # the other reviewer's thread gets its turn meanwhile
                 return super().run(work, *args)
 
