@@ -226,6 +226,6 @@ def test_a_gain_is_marked_only_when_it_clears_its_worlds_noise() -> None:
     steady = played([1, 1, 1, 1, 0, 1] * 4)  # half a game ahead, never behind, over 24 worlds
     assert clearly_ahead(steady, played([0, 1, 0, 1, 0, 0] * 4)) == pytest.approx(0.5)
     never_behind = played([1] + [0] * 9)  # never behind, but by less than an inaccuracy
-    assert 1 / 10 < INACCURACY and clearly_ahead(never_behind, played([0] * 10)) is None
+    assert INACCURACY > 1 / 10 and clearly_ahead(never_behind, played([0] * 10)) is None
     assert clearly_ahead(played([1] * (MIN_ROUNDS - 1)), played([0] * (MIN_ROUNDS - 1))) is None
     assert clearly_ahead(played([1] * MIN_ROUNDS), played([0] * MIN_ROUNDS)) == 1.0
