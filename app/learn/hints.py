@@ -27,7 +27,7 @@ HINT_PLAYOUTS = 40  # an option's playouts: the search stops there (an idle host
 # included); after its seconds no new playout starts...
 HINT_BUDGET = Budget(seconds=1.4, iterations=HINT_CANDIDATES * HINT_PLAYOUTS)
 HINT_FLOOR_ROUNDS = 1  # ...but the first round (every option played out once) goes on...
-HINT_HARD_SECONDS = 1.7  # ...until this: the answer then rests on what the playouts have
+HINT_HARD_SECONDS = 1.6  # ...until this: the answer then rests on what the playouts have
 OPTIONS_SHOWN = 3
 
 
