@@ -290,7 +290,9 @@
 
   function flash(element) {
     element.classList.remove("changed");
-    void element.offsetWidth;  // restart the animation when it changes twice in a row
+    // restart the animation when it changes twice in a row: a layout read between the class's removal
+    // and its return (getBoundingClientRect, which SVG elements have too; offsetWidth is HTML's only)
+    element.getBoundingClientRect();
     element.classList.add("changed");
     window.setTimeout(function () { element.classList.remove("changed"); }, 2600);
   }
