@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -218,7 +218,7 @@ def test_a_gain_is_marked_only_when_it_clears_its_worlds_noise() -> None:
     from app.bots.search import Candidate
     from app.learn.review import INACCURACY, MIN_ROUNDS, clearly_ahead
 
-    def played(wins: list[float]) -> Candidate:
+    def played(wins: Sequence[float]) -> Candidate:
         return Candidate({"type": "pass"}, wins=dict(enumerate(wins)))
 
     lucky = played([1, 1, 0, 0, 0])  # a fifth of a game ahead on average, from worlds going both ways
