@@ -196,7 +196,10 @@ MARK_KINDS = {"inaccuracy": N_("Inaccuracy:"), "mistake": N_("Mistake:")}
 
 
 class ReviewMark(BaseModel):
-    move: int = Field(description="The move's number in the game (1: the first), as the replay's step")
+    move: int = Field(
+        description="The move's number in the game (1: the first). The replay shows the position it was "
+        "made from at `/r/{code}/replay?before={move}` (and the position after it at `?step={move}`)"
+    )
     kind: Literal["inaccuracy", "mistake"]
     played: dict[str, Any] = Field(description="Your move")
     better: dict[str, Any] = Field(description="The option the search found clearly better")

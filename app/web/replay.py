@@ -113,9 +113,11 @@ def replay_table(snapshot: RoomSnapshot, replay: Replay, step: int, seat: int | 
     )
 
 
-def replay_address(code: str, step: int, seat: int | None) -> str:
-    """The address of ``step`` as ``seat`` saw it: what the address bar shows while it is drawn."""
-    return f"/r/{code}/replay?step={step}" + ("" if seat is None else f"&seat={seat}")
+def replay_address(code: str, step: int, seat: int | None, before: bool = False) -> str:
+    """The address of ``step`` as ``seat`` saw it: what the address bar shows while it is drawn.
+    ``before``: the step shown as the position before the next move (``?before=<move>``)."""
+    position = f"before={step + 1}" if before else f"step={step}"
+    return f"/r/{code}/replay?{position}" + ("" if seat is None else f"&seat={seat}")
 
 
 def replay_views(snapshot: RoomSnapshot, reader: int | None) -> frozenset[int]:
@@ -134,9 +136,11 @@ def frame_context(
     seat: int | None,
     locale: str,
     viewable: frozenset[int],
+    before: bool = False,
 ) -> dict[str, Any]:
     """What ``platform/replay_frame.html`` draws: the table at ``step`` as ``seat`` saw it, with a
-    link to each view in ``viewable``."""
+    link to each view in ``viewable``. ``before``: shown as the position the next move was made from
+    (a review's mark links there: "Before move 41"), not as the step after the move before it."""
     engine = snapshot.engine
     table = replay_table(snapshot, replay, step, seat)
     context = seat_context(engine, replay.core(step), seat, table, locale, legal=[])
@@ -156,8 +160,12 @@ def frame_context(
     ]
     return {
         "code": snapshot.code,
-        "address": replay_address(snapshot.code, step, seat),
+        "address": replay_address(snapshot.code, step, seat, before),
+        "position": f"before={step + 1}" if before else f"step={step}",
         "step": step,
+        # The move made from this position, and who made it, when the page shows it as "before" it.
+        "before": step + 1 if before else None,
+        "mover": table.name_of(replay.actions[step][0]) if before else None,
         "last": replay.last_step,
         "seat": seat,
         "players": table.players,
@@ -176,6 +184,12 @@ def replay_page(request: Request, room: PageRoom) -> Response:
     snapshot = finished_room(room.service, room.code)
     replay = room_replay(room.service, replay_cache(request), snapshot)
     step = _number(request.query_params.get("step"), N_("There is no such step."))
+    # ``before=<move>``: the position that move was made from, said so (a review's mark links there).
+    before = _number(request.query_params.get("before"), N_("There is no such step."))
+    if before is not None:
+        if not 1 <= before <= replay.last_step:
+            raise RoomError(N_("There is no such step."))
+        step = before - 1
     seat = _number(request.query_params.get("seat"), N_("There is no such seat."))
     if seat is not None and snapshot.seat(seat) is None:
         raise RoomError(N_("There is no such seat."))
@@ -185,7 +199,7 @@ def replay_page(request: Request, room: PageRoom) -> Response:
             N_("This table kept its secrets: you can replay it as a spectator, or as your own seat.")
         )
     step = replay.last_step if step is None else min(step, replay.last_step)
-    context = frame_context(snapshot, replay, step, seat, locale, viewable)
+    context = frame_context(snapshot, replay, step, seat, locale, viewable, before is not None)
     if is_htmx(request) and not request.headers.get("hx-history-restore-request"):
         html = render_page("platform/replay_frame.html", locale, snapshot.game, **context)
         # The address pushed is the step and seat drawn (a step past the end is the last one).

@@ -4,6 +4,7 @@ alone, said in each language, and the same whatever the other seats hide."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -115,3 +116,62 @@ def test_tulip_bubbles_coach_says_how_prices_move_and_that_a_mortgage_keeps_a_tu
                 ) in said
             seen_mortgage = True
     assert seen_bidding and seen_mortgage
+
+
+def _basari_gain(card: str, seat: dict[str, Any], bank: dict[str, int]) -> str:
+    """What performing ``card`` brings a seat, read off its view as a player reads the table: its
+    workers before A's draw, its top card's points (B), or its top card's gems the bank has (C)."""
+    if card == "A":
+        return str(seat["workers"])
+    top = seat["top"] or {"points": 0, "gems": {}}
+    if card == "B":
+        return f"{top['points']}★"
+    letters = {"red": "R", "yellow": "Y", "green": "G", "blue": "B"}
+    taken = [(min(top["gems"].get(c, 0), bank[c]), letter) for c, letter in letters.items()]
+    return " ".join(f"{count}{letter}" for count, letter in taken if count) or "0"
+
+
+def test_basaris_coach_says_what_each_bargainer_walks_away_with() -> None:
+    """The newcomer trial, asked to accept an offer, could not tell what the other bidder would gain by
+    it: the coach says what each side walks away with (the gems offered; the card performed, in the
+    numbers of the performer's top card or worker count), when answering an offer and when making one."""
+    engine = ENGINES["basari"]
+    seen = set()
+    for state, seat in decisions("basari", 4, seed=4, every=1):
+        view = view_without_log(engine, state, seat)
+        if view["phase"] != "bargain":
+            continue
+        legal = engine.legal_actions(state, seat)
+        said = [
+            format_message("en", text, params, lambda s: f"P{s}", "basari")
+            for text, params in decision_notes("basari", view, seat, legal)
+        ]
+        bargain, me = view["bargain"], view["you"]
+        card = bargain["card"]
+        other = next(s for s in view["seats"] if s["seat"] in bargain["bidders"] and s["seat"] != seat)
+        mine, theirs = (_basari_gain(card, s, view["bank"]) for s in (me, other))
+        types = {template["type"] for template in legal}
+        if "accept" in types:
+            offered = " ".join(
+                f"{bargain['current']['gems'][c]}{c[0].upper()}"
+                for c in ("red", "yellow", "green", "blue")
+                if bargain["current"]["gems"][c]
+            )
+            accept = next(note for note in said if note.startswith("Accept,"))
+            assert accept.startswith(
+                f"Accept, and you walk away with {offered} while P{other['seat']} performs card {card}"
+            ), accept
+            assert f" {theirs}" in accept, (accept, theirs)
+            seen.add((card, "accept"))
+        if "offer" in types:
+            verb = "Raise" if bargain["current"] else "Offer"
+            offer = next(note for note in said if note.startswith(f"{verb}, and if"))
+            assert offer.startswith(
+                f"{verb}, and if P{other['seat']} accepts, they walk away with the gems you offer while "
+                f"you perform card {card}"
+            ), offer
+            assert f" {mine}" in offer, (offer, mine)
+            if verb == "Offer":
+                assert f" {theirs}" in offer, (offer, theirs)
+            seen.add((card, verb))
+    assert seen == {(card, kind) for card in "ABC" for kind in ("accept", "Offer", "Raise")}

@@ -97,6 +97,7 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
                     {"gems": _gems(current["gems"]), "mine": _gems(me["gems"])},
                 )
             )
+        said += _walk_away(view, me, bargain, legal)
     elif phase in ("d_exchange", "d_take"):
         said.append(
             (
@@ -116,6 +117,94 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
                 {"mine": _gems_all(me["gems"]), "best": _gems_all(best)},
             )
         )
+    return said
+
+
+# What each side of a bargain walks away with, by card (A, B, C; D is never bargained for): the
+# offerer's gems, or the card performed with what the performer's own top card (or the deck) gives.
+ACCEPT_NOTES = {
+    "A": N_(
+        "Accept, and you walk away with {gems} while {other} performs card A and draws a market card "
+        "worth 1 to {most} workers (they have {theirs}; the round is scored once anyone has {needed})."
+    ),
+    "B": N_(
+        "Accept, and you walk away with {gems} while {other} performs card B and scores {theirs}★ with "
+        "their top card (yours would score {mine}★)."
+    ),
+    "C": N_(
+        "Accept, and you walk away with {gems} while {other} performs card C and takes {theirs} from "
+        "the bank with their top card (yours would bring you {mine})."
+    ),
+}
+FIRST_OFFER_NOTES = {
+    "A": N_(
+        "Offer, and if {other} accepts, they walk away with the gems you offer while you perform card A "
+        "and draw a market card worth 1 to {most} workers (you have {mine}, {other} {theirs}; the round "
+        "is scored once anyone has {needed})."
+    ),
+    "B": N_(
+        "Offer, and if {other} accepts, they walk away with the gems you offer while you perform card B "
+        "and score {mine}★ with your top card (theirs would score {theirs}★)."
+    ),
+    "C": N_(
+        "Offer, and if {other} accepts, they walk away with the gems you offer while you perform card C "
+        "and take {mine} from the bank with your top card (theirs would bring them {theirs})."
+    ),
+}
+RAISE_NOTES = {
+    "A": N_(
+        "Raise, and if {other} accepts, they walk away with the gems you offer while you perform card A "
+        "and draw a market card worth 1 to {most} workers (you have {mine})."
+    ),
+    "B": N_(
+        "Raise, and if {other} accepts, they walk away with the gems you offer while you perform card B "
+        "and score {mine}★ with your top card."
+    ),
+    "C": N_(
+        "Raise, and if {other} accepts, they walk away with the gems you offer while you perform card C "
+        "and take {mine} from the bank with your top card."
+    ),
+}
+
+
+def _gain(card: str, seat: dict[str, Any], bank: dict[str, int]) -> Any:
+    """What performing ``card`` brings ``seat`` (its entry in the view): its workers before card A's
+    draw, its top card's points for B, or for C its top card's gems the bank still has (ruling 3)."""
+    if card == "A":
+        return seat["workers"]
+    top = seat.get("top") or {"points": 0, "gems": {}}
+    if card == "B":
+        return top["points"]
+    return _gems({c: min(int(top["gems"].get(c, 0)), bank.get(c, 0)) for c in COLOURS})
+
+
+def _walk_away(
+    view: View, me: dict[str, Any], bargain: dict[str, Any], legal: list[dict[str, Any]]
+) -> list[Message]:
+    """Ruling 4 in the numbers of this bargain: what each side walks away with if the offer on the
+    table is accepted (the seat may accept it), or if the seat's own offer is (it may offer or raise)."""
+    card = str(bargain["card"])
+    if card not in ACCEPT_NOTES:
+        return []
+    other_seat = next((s for s in bargain["bidders"] if s != me["seat"]), None)
+    other = next((s for s in view.get("seats", []) if s["seat"] == other_seat), None)
+    if other is None:
+        return []
+    bank = view.get("bank", {})
+    params = {
+        "other": base.seat_ref(other["seat"]),
+        "mine": _gain(card, me, bank),
+        "theirs": _gain(card, other, bank),
+        "most": view.get("most_workers_on_a_card", 4),
+        "needed": view.get("round_end_workers", 15),
+    }
+    types = {template["type"] for template in legal}
+    current = bargain.get("current")
+    said: list[Message] = []
+    if "accept" in types and current:
+        said.append((ACCEPT_NOTES[card], {**params, "gems": _gems(current["gems"])}))
+    if "offer" in types:
+        said.append(((RAISE_NOTES if current else FIRST_OFFER_NOTES)[card], params))
     return said
 
 

@@ -146,7 +146,9 @@ COLLECTORS: dict[str, dict[str, object]] = {
         "bonus": 10,
         "colours": "different",
         "slots": ("=", "=", "="),
-        "order": N_("one variety in three colours"),
+        "order": N_(
+            "one red, one white and one yellow of the same grade and number (say three C2, or three A)"
+        ),
     },
     "young_man": {
         "name": N_("Young Man"),

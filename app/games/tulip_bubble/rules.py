@@ -147,7 +147,7 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     phase = state["phase"]
     if in_turn and phase == "selling":
         legal += _selling_templates(state, seat)
-    redeemable = [m["card"] for m in state["mortgages"][seat] if m["amount"] <= state["cash"][seat]]
+    redeemable = [m["card"] for m in state["mortgages"][seat] if redeem_refusal(state, seat, m) is None]
     if redeemable:
         legal.append(_template("redeem", N_("Redeem a mortgage"), card=_choice(redeemable)))
     if in_turn and phase == "selling":
@@ -624,6 +624,19 @@ def find_mortgage(state: State, seat: int, card: str) -> dict[str, Any] | None:
     return None
 
 
+def redeem_refusal(state: State, seat: int, mortgage: dict[str, Any]) -> tuple[str, dict[str, int]] | None:
+    """Why ``seat`` cannot redeem ``mortgage`` now (ruling 6: any moment, for its recorded amount in
+    cash), as a message to translate; None when it can. The page shows it beside a redeem it cannot
+    offer, so the legal actions and the refusal say the same."""
+    cash, amount = state["cash"][seat], mortgage["amount"]
+    if cash >= amount:
+        return None
+    return N_("You have only ƒ{cash}; redeeming this tulip costs ƒ{amount}."), {
+        "cash": cash,
+        "amount": amount,
+    }
+
+
 def debts(state: State, seat: int) -> int:
     return sum(mortgage["amount"] for mortgage in state["mortgages"][seat])
 
@@ -798,12 +811,9 @@ def _redeem(state: State, seat: int, action: Action) -> None:
     mortgage = find_mortgage(state, seat, card)
     if mortgage is None:
         raise IllegalAction(N_("You have no mortgage on that tulip."))
-    if state["cash"][seat] < mortgage["amount"]:
-        raise IllegalAction(
-            N_("You have only ƒ{cash}; redeeming this tulip costs ƒ{amount}."),
-            cash=state["cash"][seat],
-            amount=mortgage["amount"],
-        )
+    refusal = redeem_refusal(state, seat, mortgage)
+    if refusal is not None:
+        raise IllegalAction(refusal[0], **refusal[1])
     state["mortgages"][seat].remove(mortgage)
     state["cash"][seat] -= mortgage["amount"]
     state["hands"][seat].append(card)

@@ -256,4 +256,11 @@ def _own_view(state: State, seat: int) -> dict[str, Any]:
         "hand_value": sum(card["value"] for card in cards),
         "satisfiable": satisfiable,
         "can_sell_to_collector": seat not in state["collector_sold"],
+        # Each of the seat's mortgages it cannot redeem now, with why (its page shows the redeem
+        # disabled with the reason, rather than no redeem at all).
+        "redeem_refusals": {
+            m["card"]: list(refusal)
+            for m in state["mortgages"][seat]
+            if not state["finished"] and (refusal := rules.redeem_refusal(state, seat, m)) is not None
+        },
     }
