@@ -395,3 +395,33 @@ def test_nothing_moves_under_reduced_motion_or_without_the_api(
     assert page.evaluate("() => window.__motion.playing") == 0
     assert errors == []
     context.close()
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_phone_tab_bar_slides_in_only_where_motion_is_welcome(
+    browser: Any, server_url: str, motion: str
+) -> None:
+    """The phone's tab bar to the rest of the table comes up with the page's scroll once the decision is
+    scrolled past: sliding in, or, under reduced motion, simply there."""
+    code, headers = _room(server_url, "basari", 3)
+    httpx.post(f"{server_url}/api/rooms/{code}/start", headers=headers)
+    context = browser.new_context(viewport={"width": 360, "height": 780}, reduced_motion=motion)
+    page = context.new_page()
+    page.goto(f"{server_url}/r/{code}?lang=en")
+    page.wait_for_selector("body.ws-online")
+    bar = (
+        "() => { const s = getComputedStyle(document.querySelector('.table-tabs'));"
+        " return [s.transform, s.visibility]; }"
+    )
+    page.evaluate("() => window.scrollTo(0, 0.85 * 0.4 * window.innerHeight)")  # most of the way in
+    page.wait_for_timeout(200)
+    transform, visibility = page.evaluate(bar)
+    assert visibility == "visible"
+    if motion == "reduce":
+        assert transform == "none"
+    else:
+        assert transform != "none"  # still on its way up
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+    assert page.evaluate(bar)[1] == "hidden"  # the first screen is the decision's
+    context.close()
