@@ -339,6 +339,17 @@ def test_the_burst_ending_tells_the_story_and_each_account() -> None:
     assert "Your 2 tulips" not in page(state, ANDY)  # only Bob knows what his hand was worth
 
 
+def test_the_final_chart_names_each_player_whole() -> None:
+    """The trial's 1280 px end screen showed "Bot Bernoul…": a name beside the bars was cut at ten
+    characters."""
+    long_names = {ANDY: "Bot Bernoulli", BOB: "Bartholomew of Haarlem"}
+    html = render_seat_html(
+        ENGINE, burst_ending(), BOB, "en", names=lambda seat: long_names.get(seat, NAMES[seat])
+    )
+    chart = re.findall(r'<text class="tb-bar-name"[^>]*>([^<]*)</text>', region(html, "g-auction"))
+    assert sorted(chart) == sorted(["Bot Bernoulli", "Bartholomew of Haarlem", "Charles", "Dennis"])
+
+
 def test_the_black_tulip_ending_names_the_declarers() -> None:
     state = table(
         levels=LEVELS, cash={ANDY: 130, BOB: 125}, market_deck=["rise:red", "plunge", "burst"], round_=3
