@@ -176,7 +176,8 @@ def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_m
     from app.games.tulip_bubble import determinize as tulip_bubble
 
     assert search_hooks_of("qe") == SearchHooks(best_mean=True)
-    assert search_hooks_of("tulipmania-1637") == SearchHooks()  # the defaults: the caution, to the end
+    # the defaults (the caution, to the end), with twice their playouts
+    assert search_hooks_of("tulipmania-1637") == SearchHooks(playouts=32)
     assert search_hooks_of("tulip-bubble") == SearchHooks(
         playout_over=tulip_bubble.playout_over,
         position_value=tulip_bubble.position_value,

@@ -20,10 +20,11 @@ from app.games.base import SearchHooks, State, View
 from app.games.tulipmania_1637 import data, rules
 from app.games.tulipmania_1637.data import BUYERS_PER_COLOUR, CARD_NAMES, CARDS, GAME_ID, PASS
 
-# The search keeps the normal bot's move unless another is clearly better (the defaults). Measured
-# both ways on the same seeded games (BENCHMARKS.md, 16 playouts a decision): strong against three
-# normal bots won 47.9% ± 6.3 of 240 so, 40.7% ± 8.2 of 140 playing the best mean.
-SEARCH = SearchHooks()
+# The search keeps the normal bot's move unless another is clearly better (the defaults): measured
+# both ways on the same seeded games, playing the best mean made strong weaker (BENCHMARKS.md). It
+# plays 32 playouts a decision: at 16, a normal bot against three strong ones still won too often
+# (BENCHMARKS.md, "Bots and the simulator").
+SEARCH = SearchHooks(playouts=32)
 
 
 def determinize(view: View, seat: int, rng: random.Random) -> State:
