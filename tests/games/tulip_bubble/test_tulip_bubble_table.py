@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -42,6 +43,13 @@ def plain(html: str) -> str:
 
 def prompt(state: State, seat: int | None, locale: str = "en") -> str:
     """The status sentence one viewer reads (the platform's status region includes prompt.html)."""
+    return seat_template(state, seat, "prompt.html", locale)
+
+
+def seat_template(
+    state: State, seat: int | None, name: str, locale: str = "en", legal: list[dict[str, Any]] | None = None
+) -> str:
+    """One of the game's templates as one viewer reads it; ``legal=[]`` is how a replay draws a seat."""
     players = state["players"]
     room = Table(
         code="t",
@@ -64,8 +72,8 @@ def prompt(state: State, seat: int | None, locale: str = "en") -> str:
         next_code=None,
         capacity=players,
     )
-    context = seat_context(ENGINE, {**state, "events": []}, seat, room, locale)
-    template = environment(locale, ENGINE.info.id).get_template("games/tulip-bubble/prompt.html")
+    context = seat_context(ENGINE, {**state, "events": []}, seat, room, locale, legal=legal)
+    template = environment(locale, ENGINE.info.id).get_template(f"games/tulip-bubble/{name}")
     return plain(template.render(context.values))
 
 
@@ -104,6 +112,17 @@ def test_a_seat_whose_tokens_all_lie_on_mortgages_is_told_to_redeem() -> None:
         prompt(state, ANDY)
         == "All your purchase tokens lie on mortgages: redeem one to bid, or place no more."
     )
+
+
+def test_a_replayed_placement_with_free_tokens_does_not_say_they_lie_on_mortgages() -> None:
+    """A replay draws the seat to move with no legal actions: that is not a seat without a free token."""
+    state = at_placement(table(levels=LEVELS, rows={"new_arrivals": ["red-B1-1", "white-C1-1"]}))
+    replayed = seat_template(state, ANDY, "decision.html", legal=[])
+    assert "3 free purchase tokens" in replayed
+    assert "mortgages" not in replayed
+    mortgages = {ANDY: [("red-A-1", 15), ("red-A-2", 15), ("white-A-1", 15)]}
+    stuck = at_placement(table(levels=LEVELS, mortgages=mortgages, rows={"just_sold": ["red-B1-1"]}))
+    assert "All your purchase tokens lie on mortgages" in seat_template(stuck, ANDY, "decision.html")
 
 
 def test_the_selling_turn_counts_the_hand_and_its_value() -> None:
