@@ -102,8 +102,9 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
             (
                 N_(
                     "At the round's end the colour with the most tulips left in the three rows falls a step "
-                    "and the one with the fewest rises a step (all equal: none moves); then a market card may "
-                    "move prices further. In the rows now: {red} red, {white} white, {yellow} yellow."
+                    "and the one with the fewest rises a step (all equal: none moves), past any level another "
+                    "colour holds; then a market card may move prices further. In the rows now: {red} red, "
+                    "{white} white, {yellow} yellow."
                 ),
                 counts,
             )
