@@ -69,7 +69,7 @@ def notes(view: View, seat: int, legal: list[dict[str, Any]]) -> list[Message]:
         said.append(
             (
                 N_(
-                    "Workers: you have {workers}. Once anyone has {needed} after a turn, the round is scored, and everyone with {needed} or more gains {bonus}★."
+                    "Workers: you have {workers}. Every turn begins with each player drawing a market card, whose workers count too; once anyone has {needed} when a turn's actions are done, the round is scored, and everyone with {needed} or more gains {bonus}★."
                 ),
                 {
                     "workers": me["workers"],
