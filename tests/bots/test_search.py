@@ -189,7 +189,7 @@ def test_each_game_tells_the_search_its_own_way_of_thinking_in_its_determinize_m
         position_value=basari.position_value,
         candidates=basari.candidates,
         choice_temperature=basari.choice_temperature,
-        playouts=48,
+        playouts=24,
     )
     with pytest.raises(ValueError, match="both"):
         SearchHooks(playout_over=basari.playout_over)  # a horizon with no value there

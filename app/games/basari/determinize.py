@@ -161,6 +161,6 @@ SEARCH = SearchHooks(
     position_value=position_value,
     candidates=candidates,
     choice_temperature=choice_temperature,
-    # to the round's end: at 24, a normal bot against three strong ones won too often (BENCHMARKS.md)
-    playouts=48,
+    # to the round's end: 24 cost what 8 to the game's end did; 48 played no stronger (BENCHMARKS.md)
+    playouts=24,
 )
