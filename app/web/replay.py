@@ -113,11 +113,15 @@ def replay_table(snapshot: RoomSnapshot, replay: Replay, step: int, seat: int | 
     )
 
 
+def replay_position(step: int, before: bool = False) -> str:
+    """The query naming ``step``: ``step=<step>``, or with ``before`` the position the next move was
+    made from, ``before=<move>``."""
+    return f"before={step + 1}" if before else f"step={step}"
+
+
 def replay_address(code: str, step: int, seat: int | None, before: bool = False) -> str:
-    """The address of ``step`` as ``seat`` saw it: what the address bar shows while it is drawn.
-    ``before``: the step shown as the position before the next move (``?before=<move>``)."""
-    position = f"before={step + 1}" if before else f"step={step}"
-    return f"/r/{code}/replay?{position}" + ("" if seat is None else f"&seat={seat}")
+    """The address of ``step`` as ``seat`` saw it: what the address bar shows while it is drawn."""
+    return f"/r/{code}/replay?{replay_position(step, before)}" + ("" if seat is None else f"&seat={seat}")
 
 
 def replay_views(snapshot: RoomSnapshot, reader: int | None) -> frozenset[int]:
@@ -161,7 +165,7 @@ def frame_context(
     return {
         "code": snapshot.code,
         "address": replay_address(snapshot.code, step, seat, before),
-        "position": f"before={step + 1}" if before else f"step={step}",
+        "position": replay_position(step, before),
         "step": step,
         # The move made from this position, and who made it, when the page shows it as "before" it.
         "before": step + 1 if before else None,
