@@ -7,11 +7,12 @@ Two things every such process does first (``start_worker``, a pool's initializer
 - **Its priority.** It lowers its niceness and stays in the server's session. Linux shares a busy
   machine between scheduling groups first (``autogroup``: one a session) and by niceness only within
   a group, so in the server's group a niced worker gets what the server itself leaves of the group's
-  share, and yields to the server whenever the server wants the CPU; a worker in a session of its own
-  would instead be a group as heavy as the server's, taking its share from the server under load.
-- **It ends with the server.** A pool's worker holds both ends of its task queue's pipe, so a server
-  that died without shutting its pools down (killed, or stopped while a task ran) left the worker
-  waiting for a task for ever; a watch thread ends it once its parent is gone.
+  share, and yields to the server whenever the server wants the CPU. In a session of its own it is a
+  group of its own: niced as a group, so light that busy neighbours left it a playout or two a hint;
+  not niced, as heavy as the server's group, taking its share from the server under load.
+- **It ends with the server.** A worker whose server died without shutting its pools down (killed, or
+  stopped while a task ran) was seen waiting for its next task for ever, its parent gone; a watch
+  thread ends it once its parent is gone.
 """
 
 from __future__ import annotations

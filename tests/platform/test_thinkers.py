@@ -32,7 +32,7 @@ def _alive(pid: int) -> bool:
 
 def test_a_worker_is_niced_and_ends_when_its_server_is_killed(tmp_path: Path) -> None:
     """A review's worker outlived every benchmark server that was stopped while it thought: it waited
-    for its next task for ever, holding both ends of its queue's pipe."""
+    for its next task for ever."""
     script = tmp_path / "server.py"
     script.write_text(SERVER)
     root = Path(__file__).resolve().parents[2]
